@@ -1,0 +1,263 @@
+"""Compiled per-sample kernels of the scoring rules (the single source of truth of each formula).
+
+Each rule is a row function ``score(P, i, y_i, K, param) -> float`` on row ``i`` of the
+probability matrix. :func:`score_rows` runs one of them over every row in a single pass that
+also validates the row (finite, inside [0, 1], summing to 1 within ``tol``), the class index
+and the weight, and either writes the per-sample scores or accumulates their weighted sum.
+
+The reduction adds rows in fixed blocks of ``BLOCK`` rows and the block sums with Neumaier's
+compensated summation, so a mean over 10^8 rows keeps about 15 significant digits.
+Rows of weight 0 are validated but never added (their score may be infinite).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+RPS = 0
+SA_RPS = 1
+BRIER = 2
+PBS = 3
+LOG_LOSS = 4
+PLL = 5
+
+BLOCK = 1024
+
+_opts = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+# Every row function reads row i once and returns (score, row sum, row min, row max): the
+# last three validate the row in the same loop that scores it.
+
+
+@njit(inline="always", **_opts)
+def _rps(P, i, yi, K, normalize):
+    """(1/(K-1)) sum_{k<K-1} (F_k - H_k)^2, F the cumulative prediction, H_k = 1{y <= k}."""
+    c = 0.0
+    s = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K - 1):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        c += v
+        d = c - (1.0 if k >= yi else 0.0)
+        s += d * d
+    v = P[i, K - 1]
+    return (s / (K - 1) if normalize else s), c + v, min(lo, v), max(hi, v)
+
+
+@njit(inline="always", **_opts)
+def _sa_rps(P, i, yi, K):
+    """((1/(K-1)) sum_{k<K-1} |F_k - H_k|)^2."""
+    c = 0.0
+    a = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K - 1):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        c += v
+        a += abs(c - (1.0 if k >= yi else 0.0))
+    v = P[i, K - 1]
+    a /= K - 1
+    return a * a, c + v, min(lo, v), max(hi, v)
+
+
+@njit(inline="always", **_opts)
+def _brier(P, i, yi, K):
+    """sum_k (p_k - 1{y = k})^2."""
+    s = 0.0
+    t = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        t += v
+        d = v - (1.0 if k == yi else 0.0)
+        s += d * d
+    return s, t, lo, hi
+
+
+@njit(inline="always", **_opts)
+def _stats(P, i, K):
+    t = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        t += v
+    return t, lo, hi
+
+
+@njit(inline="always", **_opts)
+def _score(P, i, yi, K, rule, param):
+    """(score, row sum, row min, row max) of row i under ``rule``.
+
+    The penalty of PBS and PLL, m = 1{some p_k > p_y}, is ``row max > p_y`` (ties are not
+    penalized). For the log rules the "score" is p_y; see :func:`finish_log_rule`.
+    """
+    if rule == RPS:
+        return _rps(P, i, yi, K, param != 0.0)
+    if rule == SA_RPS:
+        return _sa_rps(P, i, yi, K)
+    if rule == BRIER or rule == PBS:
+        s, t, lo, hi = _brier(P, i, yi, K)
+        if rule == PBS and hi > P[i, yi]:
+            s += (K - 1) / K
+        return s, t, lo, hi
+    # LOG_LOSS, PLL: the probability of the true class, clipped to [eps, 1 - eps] if eps > 0;
+    # the logarithm is taken afterwards, vectorised, by ``finish_log_rule``.
+    t, lo, hi = _stats(P, i, K)
+    py = np.float64(P[i, yi])
+    if param > 0.0:
+        py = min(max(py, param), 1.0 - param)
+    return py, t, lo, hi
+
+
+@njit(inline="always", **_opts)
+def _score_rows(P, y, w, rule, param, tol, out, rows, pen):
+    """Validate and score every row in one pass.
+
+    Parameters
+    ----------
+    P : (N, K) float64 or float32, C-contiguous
+    y : (N,) int64 class indices
+    w : (N,) float64 weights, or an empty array for unit weights
+    rule : int, one of the rule codes of this module
+    param : float, the rule's option (RPS: normalize flag; log rules: eps, 0 = no clipping)
+    tol : float, tolerance on the row sums
+    out : (N,) float64 receiving per-sample values when ``rows`` or for the log rules (which
+        receive p_y, and 1 for rows of weight 0 when reducing so that they add nothing; the
+        logarithm is taken by :func:`finish_log_rule`); otherwise an empty array
+    rows : bool, per-sample output wanted (weights are then only validated)
+    pen : (N,) bool receiving the penalty flag m of PLL; empty for the other rules
+
+    Returns
+    -------
+    total : float, sum of w_i * s_i over rows with w_i > 0 (0 for ``rows`` and the log rules)
+    weight : float, sum of w_i
+    n_bad : int, rows with an invalid probability row, class index or weight
+    """
+    N, K = P.shape
+    has_w = w.size > 0
+    log_rule = rule == LOG_LOSS or rule == PLL
+    total = 0.0
+    comp = 0.0
+    wsum = 0.0
+    n_bad = 0
+    for start in range(0, N, BLOCK):
+        block = 0.0
+        for i in range(start, min(N, start + BLOCK)):
+            yi = y[i]
+            wi = w[i] if has_w else 1.0
+            yc = min(max(yi, 0), K - 1)
+            s, rowsum, lo, hi = _score(P, i, yc, K, rule, param)
+            ok = (abs(rowsum - 1.0) <= tol) & (lo >= 0.0) & (hi <= 1.0)  # NaN fails the sum
+            ok &= (yi >= 0) & (yi < K) & (wi >= 0.0) & (wi < np.inf)
+            if not ok:
+                n_bad += 1
+                continue
+            wsum += wi
+            if log_rule:
+                counted = rows or wi > 0.0
+                out[i] = s if counted else 1.0
+                if rule == PLL:
+                    pen[i] = counted & (hi > P[i, yc])
+            elif rows:
+                out[i] = s
+            elif wi > 0.0:
+                block += wi * s
+        t = total + block
+        if abs(total) >= abs(block):
+            comp += (total - t) + block
+        else:
+            comp += (block - t) + total
+        total = t
+    return total + comp, wsum, n_bad
+
+
+def finish_log_rule(p_true: np.ndarray, pen: np.ndarray | None, n_classes: int) -> np.ndarray:
+    """Turn p_y (and the PLL penalty flags) into -ln p_y + ln(K) m, in place, vectorised."""
+    with np.errstate(divide="ignore"):  # ln 0 = -inf is the intended result
+        np.log(p_true, out=p_true)
+    if pen is not None:
+        np.subtract(p_true, np.log(n_classes), out=p_true, where=pen)
+    np.subtract(0.0, p_true, out=p_true)  # 0 - x, unlike -x, never gives -0.0
+    return p_true
+
+
+# One compiled kernel per rule: ``rule`` is a constant inside each, so the compiler keeps only
+# that rule's branch in the hot loop (a shared kernel dispatching per row runs ~1.7x slower).
+
+
+@njit(**_opts)
+def _rps_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, RPS, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _sa_rps_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, SA_RPS, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _brier_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, BRIER, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _pbs_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, PBS, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _log_loss_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, LOG_LOSS, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _pll_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, PLL, param, tol, out, rows, pen)
+
+
+_KERNELS = (_rps_rows, _sa_rps_rows, _brier_rows, _pbs_rows, _log_loss_rows, _pll_rows)
+_EMPTY_F = np.empty(0, dtype=np.float64)
+_EMPTY_B = np.empty(0, dtype=np.bool_)
+
+
+def score_rows(
+    P: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    rule: int,
+    param: float,
+    tol: float,
+    rows: bool,
+) -> tuple[float, float, int, np.ndarray | None]:
+    """Validate and score every row with the kernel of ``rule``.
+
+    Returns ``(total, weight_sum, n_bad, per_sample)``: the weighted sum of the scores, the
+    sum of the weights, the number of invalid rows (when not 0, the other results are
+    meaningless), and the per-sample scores when ``rows`` (else ``None``).
+    """
+    n, k = P.shape
+    log_rule = rule in (LOG_LOSS, PLL)
+    out = np.empty(n, dtype=np.float64) if (rows or log_rule) else _EMPTY_F
+    pen = np.zeros(n, dtype=np.bool_) if rule == PLL else _EMPTY_B
+    wk = _EMPTY_F if w is None else w
+    total, wsum, n_bad = _KERNELS[rule](P, y, wk, param, tol, out, rows, pen)
+    if n_bad:
+        return total, wsum, n_bad, None
+    if log_rule:
+        finish_log_rule(out, pen if rule == PLL else None, k)
+        if not rows:
+            total = float(out.sum()) if w is None else float(np.dot(w, out))
+    return total, wsum, n_bad, (out if rows else None)

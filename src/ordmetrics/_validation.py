@@ -1,0 +1,639 @@
+"""Input handling: labels, probabilities, weights and missing values -> canonical arrays.
+
+Every public metric passes its inputs through this module, and every message about bad input
+is written here, so that the same mistake always gets the same clear explanation: which
+argument, what was expected, what arrived, and how to fix it.
+
+The canonical form is
+
+* ``y``: ``int64`` class indices ``0..K-1`` (``-1`` marks a missing value),
+* ``proba``: a C-contiguous ``float64`` or ``float32`` array of shape ``(N, K)``,
+* ``weight``: ``float64`` frequency weights of shape ``(N,)``, or ``None`` for unit weights.
+
+Value checks on the probabilities (range, row sums, NaN) run inside the compiled scoring kernels
+in one pass; only when a kernel reports a problem does :func:`find_problems` look at the data
+again to write a precise message or to apply the ``nan_policy``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+NAN_POLICIES = ("raise", "omit", "propagate")
+REDUCTIONS = ("mean", "sum", "none")
+
+#: Absolute tolerance on the row sums of ``y_proba`` for float64 input.
+SUM_TOLERANCE = 1e-6
+
+
+def sum_tolerance(dtype: np.dtype, n_classes: int) -> float:
+    """Row-sum tolerance: 1e-6, widened for float32 input with many classes."""
+    return max(SUM_TOLERANCE, 4.0 * n_classes * float(np.finfo(dtype).eps))
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers for messages
+# --------------------------------------------------------------------------------------------
+
+
+def _fmt_rows(rows: np.ndarray, limit: int = 5) -> str:
+    rows = np.asarray(rows)
+    shown = ", ".join(str(int(r)) for r in rows[:limit])
+    more = f" and {rows.size - limit} more" if rows.size > limit else ""
+    noun = "row" if rows.size == 1 else "rows"
+    return f"{noun} {shown}{more}"
+
+
+def _fmt_values(values: Sequence[Any], limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in list(values)[:limit])
+    more = f", ... ({len(values) - limit} more)" if len(values) > limit else ""
+    return shown + more
+
+
+def _type_name(x: Any) -> str:
+    t = type(x)
+    return f"{t.__module__}.{t.__qualname__}" if t.__module__ != "builtins" else t.__qualname__
+
+
+def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
+    """Check a string option against its allowed values."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"{name} must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}."
+        )
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Data-frame libraries, recognised without importing them
+# --------------------------------------------------------------------------------------------
+
+
+def _is_pandas(x: Any, *names: str) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and any(isinstance(x, getattr(pd, n)) for n in names)
+
+
+def _is_polars(x: Any, *names: str) -> bool:
+    pl = sys.modules.get("polars")
+    return pl is not None and any(isinstance(x, getattr(pl, n)) for n in names)
+
+
+def _squeeze_frame(x: Any, name: str) -> Any:
+    """A one-column data frame becomes its column; more columns is an error."""
+    if _is_pandas(x, "DataFrame") or _is_polars(x, "DataFrame"):
+        if x.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be one column of class labels; got a data frame with "
+                f"{x.shape[1]} columns. Pass the column itself, e.g. df['grade']."
+            )
+        return x.iloc[:, 0] if _is_pandas(x, "DataFrame") else x.to_series(0)
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# Probabilities
+# --------------------------------------------------------------------------------------------
+
+
+def as_proba(y_proba: Any, *, renormalize: bool = False) -> np.ndarray:
+    """Convert ``y_proba`` to a C-contiguous float array of shape ``(N, K)``.
+
+    Value checks (range, NaN, row sums) are left to the kernels and :func:`find_problems`.
+    """
+    if _is_pandas(y_proba, "DataFrame") or _is_polars(y_proba, "DataFrame"):
+        arr = y_proba.to_numpy()
+    else:
+        try:
+            arr = np.asarray(y_proba)
+        except (ValueError, TypeError) as exc:
+            raise TypeError(
+                f"y_proba must be a 2-D array of probabilities (n_samples, n_classes); "
+                f"could not convert {_type_name(y_proba)} to an array ({exc})."
+            ) from None
+    if arr.dtype == object or arr.dtype.kind not in "fiub":
+        try:
+            arr = arr.astype(np.float64)
+        except (ValueError, TypeError):
+            raise TypeError(
+                f"y_proba must hold numbers; got values of dtype {arr.dtype} that are not "
+                "numeric. Convert the probability columns to float first."
+            ) from None
+    if arr.ndim != 2:
+        hint = (
+            " For a binary problem with P(class 1) = p, pass np.column_stack([1 - p, p])."
+            if arr.ndim == 1
+            else ""
+        )
+        raise ValueError(
+            f"y_proba must be 2-D with shape (n_samples, n_classes); got a {arr.ndim}-D array "
+            f"of shape {arr.shape}.{hint}"
+        )
+    n, k = arr.shape
+    if k < 2:
+        raise ValueError(
+            f"y_proba must have at least 2 columns (one per ordered class); got {k}. "
+            "An ordinal problem needs K >= 2 classes."
+        )
+    if n == 0:
+        raise ValueError("y_proba is empty (0 rows); there is nothing to score.")
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float64, copy=False)
+    arr = np.ascontiguousarray(arr)
+    if renormalize:
+        arr = _renormalize(arr)
+    return arr
+
+
+def _renormalize(p: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        negative = (p < 0).any(axis=1)
+    if negative.any():
+        raise ValueError(
+            f"y_proba has negative values in {_fmt_rows(np.flatnonzero(negative))}; "
+            "renormalize=True only rescales rows of non-negative values."
+        )
+    s = p.sum(axis=1, keepdims=True, dtype=np.float64)
+    zero = s[:, 0] == 0
+    if zero.any():
+        raise ValueError(
+            f"y_proba sums to 0 in {_fmt_rows(np.flatnonzero(zero))}, which cannot be renormalized."
+        )
+    with np.errstate(invalid="ignore"):
+        return np.ascontiguousarray(p / s, dtype=p.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Labels
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Class indices with a mask of missing values (``None`` when nothing is missing)."""
+
+    codes: np.ndarray
+    missing: np.ndarray | None
+    labels: tuple[Hashable, ...] | None
+
+
+def check_labels(labels: Any, n_classes: int | None) -> tuple[Hashable, ...]:
+    """Validate ``labels``: a sequence of distinct hashable values, one per column."""
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
+        raise TypeError(
+            f"labels must be a list of the class labels in ordinal order; got "
+            f"{_type_name(labels)} {labels!r}."
+        )
+    if _is_pandas(labels, "Index", "Series") or _is_polars(labels, "Series"):
+        labels = labels.to_list()
+    out = (
+        tuple(np.asarray(labels, dtype=object).tolist())
+        if isinstance(labels, np.ndarray)
+        else tuple(labels)
+    )
+    try:
+        distinct = len(set(out))
+    except TypeError:
+        raise TypeError("labels must be hashable values (numbers or strings).") from None
+    if distinct != len(out):
+        seen: set[Hashable] = set()
+        dups = [v for v in out if v in seen or seen.add(v)]  # type: ignore[func-returns-value]
+        raise ValueError(
+            f"labels must be distinct; {_fmt_values(dups)} appear more than once in {list(out)!r}."
+        )
+    if n_classes is not None and len(out) != n_classes:
+        raise ValueError(
+            f"labels has {len(out)} entries but y_proba has {n_classes} columns; labels must "
+            "name every column of y_proba, in the same (ordinal) order."
+        )
+    if len(out) < 2:
+        raise ValueError(f"labels must name at least 2 classes; got {list(out)!r}.")
+    return out
+
+
+def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
+    """(codes, categories, ordered) of a pandas Categorical / polars Enum or Categorical."""
+    if _is_pandas(y, "Series", "Index", "Categorical"):
+        import pandas as pd
+
+        dtype = y.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            cat = y if isinstance(y, pd.Categorical) else pd.Categorical(y)
+            return (
+                np.asarray(cat.codes, dtype=np.int64),
+                list(cat.categories),
+                bool(dtype.ordered),
+            )
+        return None
+    if _is_polars(y, "Series"):
+        import polars as pl
+
+        dtype = y.dtype
+        if isinstance(dtype, pl.Enum):
+            cats = dtype.categories.to_list()
+            codes = y.to_physical().fill_null(-1).to_numpy().astype(np.int64)
+            return codes, cats, True
+        if isinstance(dtype, pl.Categorical):
+            cats = y.cat.get_categories().to_list()
+            codes = y.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
+            return codes, cats, False
+    return None
+
+
+def _missing_of_frame_column(y: Any) -> np.ndarray | None:
+    if _is_pandas(y, "Series", "Index"):
+        m = np.asarray(y.isna())
+        return m if m.any() else None
+    if _is_polars(y, "Series"):
+        m = y.is_null().to_numpy()
+        if y.dtype.is_float():
+            m = m | y.is_nan().fill_null(False).to_numpy()
+        return m if m.any() else None
+    return None
+
+
+def _object_missing(arr: np.ndarray) -> np.ndarray:
+    """Missing entries of an object array: None, float NaN, pandas NA/NaT."""
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        return np.asarray(pd.isna(arr), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        miss = np.equal(arr, None)
+        try:
+            miss |= np.asarray(arr != arr, dtype=bool)
+        except (TypeError, ValueError):
+            miss = np.fromiter(
+                (v is None or (isinstance(v, float) and v != v) for v in arr),
+                dtype=bool,
+                count=arr.size,
+            )
+    return miss
+
+
+def encode_labels(y: Any, *, labels: Any, n_classes: int, name: str = "y_true") -> Encoded:
+    """Turn ``y`` into class indices ``0..n_classes-1`` (``-1`` where missing).
+
+    Parameters
+    ----------
+    y : array-like
+        Class labels: integers ``0..K-1`` (when ``labels`` is None), any hashable values listed
+        in ``labels``, or an ordered pandas Categorical / polars Enum.
+    labels : sequence or None
+        The class labels in ordinal order, i.e. the column order of ``y_proba``.
+    n_classes : int
+        K, the number of columns of ``y_proba``.
+    name : str
+        Argument name used in error messages.
+    """
+    y = _squeeze_frame(y, name)
+    if labels is not None:
+        labels = check_labels(labels, n_classes)
+
+    parts = _categorical_parts(y)
+    if parts is not None:
+        codes, cats, ordered = parts
+        missing = codes < 0
+        if labels is None:
+            if not ordered:
+                return _encode_array(np.asarray(y, dtype=object), None, n_classes, name)
+            if len(cats) != n_classes:
+                raise ValueError(
+                    f"{name} is an ordered categorical with {len(cats)} categories "
+                    f"{_fmt_values(cats)} but y_proba has {n_classes} columns; the categories "
+                    "must match the columns of y_proba one to one (or pass labels=)."
+                )
+            out_labels: tuple[Hashable, ...] = tuple(cats)
+            result = codes
+        else:
+            position = {v: i for i, v in enumerate(labels)}
+            mapping = np.array([position.get(c, -2) for c in cats] + [-1], dtype=np.int64)
+            result = mapping[codes]  # code -1 (missing) indexes the trailing -1
+            unknown = result == -2
+            if unknown.any():
+                bad = sorted({cats[c] for c in codes[unknown]}, key=str)
+                raise ValueError(
+                    f"{name} has values not in labels: {_fmt_values(bad)} (in "
+                    f"{_fmt_rows(np.flatnonzero(unknown))}). labels is {list(labels)!r}; add "
+                    "the missing classes to labels (and columns to y_proba) or drop those rows."
+                )
+            if ordered:
+                present = [position[c] for c in cats if c in position]
+                if present != sorted(present):
+                    raise ValueError(
+                        f"{name} is an ordered categorical whose order {list(cats)!r} "
+                        f"contradicts labels={list(labels)!r}; make them agree, or pass "
+                        "labels=None to use the categorical's own order."
+                    )
+            out_labels = labels
+        return Encoded(result, missing if missing.any() else None, out_labels)
+
+    frame_missing = _missing_of_frame_column(y)
+    if _is_pandas(y, "Series", "Index") or _is_polars(y, "Series"):
+        if frame_missing is not None and _is_polars(y, "Series"):
+            arr = np.asarray(y.to_list(), dtype=object)
+        else:
+            arr = y.to_numpy()
+    else:
+        try:
+            arr = np.asarray(y)
+        except (ValueError, TypeError) as exc:
+            raise TypeError(
+                f"{name} must be a 1-D array of class labels; could not convert "
+                f"{_type_name(y)} ({exc})."
+            ) from None
+    enc = _encode_array(arr, labels, n_classes, name, frame_missing)
+    return enc
+
+
+def _encode_array(
+    arr: np.ndarray,
+    labels: tuple[Hashable, ...] | None,
+    n_classes: int,
+    name: str,
+    missing: np.ndarray | None = None,
+) -> Encoded:
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D (one class label per row); got an array of shape {arr.shape}. "
+            "One-hot truth is not accepted: pass the class index of each row."
+        )
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (0 rows); there is nothing to score.")
+    kind = arr.dtype.kind
+    if kind == "O" or kind == "f" or kind == "c":
+        if kind == "O":
+            miss = _object_missing(arr)
+        else:
+            miss = np.isnan(arr) if kind == "f" else np.isnan(arr).any()
+        if missing is not None:
+            miss = miss | missing
+        missing = miss if miss.any() else None
+    if labels is None:
+        return _encode_integers(arr, n_classes, name, missing)
+    return _encode_with_labels(arr, labels, name, missing)
+
+
+def _encode_integers(
+    arr: np.ndarray, n_classes: int, name: str, missing: np.ndarray | None
+) -> Encoded:
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(
+            f"{name} is boolean; class labels must be integers 0..{n_classes - 1}. Pass "
+            "labels=[False, True] to use booleans as labels, or convert with .astype(int)."
+        )
+    if kind in "iu":
+        return Encoded(arr.astype(np.int64, copy=False), None, None)
+    if kind == "f":
+        vals = arr if missing is None else np.where(missing, 0.0, arr)
+        frac = vals != np.floor(vals)
+        if frac.any():
+            rows = np.flatnonzero(frac)
+            raise ValueError(
+                f"{name} must hold integer class indices 0..{n_classes - 1}; got non-integer "
+                f"values {_fmt_values(arr[rows].tolist())} in {_fmt_rows(rows)}. Pass the class "
+                "index of each row (or labels= if the classes have other names)."
+            )
+        with np.errstate(invalid="ignore"):
+            big = np.abs(vals) > 2**62
+        codes = np.where(big, n_classes, vals).astype(np.int64)
+        if missing is not None:
+            codes[missing] = -1
+        return Encoded(codes, missing, None)
+    if kind == "O":
+        present = arr if missing is None else arr[~missing]
+        if all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in present):
+            codes = np.full(arr.size, -1, dtype=np.int64)
+            if missing is None:
+                codes[:] = present.astype(np.int64)
+            else:
+                codes[~missing] = present.astype(np.int64)
+            return Encoded(codes, missing, None)
+        if all(isinstance(v, float | np.floating) for v in present):
+            return _encode_integers(
+                np.array(arr.tolist(), dtype=float) if missing is None else _float_or_nan(arr),
+                n_classes,
+                name,
+                missing,
+            )
+    if kind in "OUS":
+        sample = arr if missing is None else arr[~missing]
+        values = list(dict.fromkeys(sample[:1000].tolist()))
+        raise TypeError(
+            f"{name} holds labels such as {_fmt_values(values, 4)} but labels= was not given. "
+            "Non-integer labels have no order that ordmetrics could know (they are never sorted "
+            "silently): pass labels=[...] listing them in ordinal order, which is the column "
+            "order of y_proba, or use an ordered pandas Categorical / polars Enum."
+        )
+    raise TypeError(f"{name} must hold class labels; got dtype {arr.dtype}.")
+
+
+def _float_or_nan(arr: np.ndarray) -> np.ndarray:
+    out = np.full(arr.size, np.nan)
+    keep = ~_object_missing(arr)
+    out[keep] = np.asarray(arr[keep].tolist(), dtype=float)
+    return out
+
+
+def _encode_with_labels(
+    arr: np.ndarray, labels: tuple[Hashable, ...], name: str, missing: np.ndarray | None
+) -> Encoded:
+    n = arr.size
+    codes = np.full(n, -1, dtype=np.int64)
+    keep = slice(None) if missing is None else ~missing
+    values = arr[keep]
+    lab = np.asarray(labels, dtype=object)
+    numeric_labels = all(
+        isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+        for v in labels
+    )
+    if values.dtype.kind in "iuf" and numeric_labels:
+        lab_num = np.asarray(labels, dtype=np.float64)
+        order = np.argsort(lab_num, kind="stable")
+        sorted_lab = lab_num[order]
+        vals = values.astype(np.float64, copy=False)
+        pos = np.searchsorted(sorted_lab, vals)
+        pos_c = np.minimum(pos, sorted_lab.size - 1)
+        found = sorted_lab[pos_c] == vals
+        sub = np.where(found, order[pos_c], -2)
+    else:
+        try:
+            uniq, inverse = np.unique(values, return_inverse=True)
+        except TypeError:
+            position = {v: i for i, v in enumerate(labels)}
+            sub = np.fromiter(
+                (position.get(v, -2) for v in values.tolist()), dtype=np.int64, count=values.size
+            )
+        else:
+            position = {v: i for i, v in enumerate(labels)}
+            if values.dtype.kind in "US":
+                # numpy string scalars hash like str, so the dict lookups below match
+                pass
+            table = np.array([position.get(u, -2) for u in uniq.tolist()], dtype=np.int64)
+            sub = table[inverse.reshape(-1)] if table.size else np.empty(0, dtype=np.int64)
+        del lab
+    sub = np.asarray(sub, dtype=np.int64)
+    bad = sub == -2
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        if missing is not None:
+            rows = np.flatnonzero(~missing)[rows]
+        unknown = list(dict.fromkeys(values[bad].tolist()))
+        raise ValueError(
+            f"{name} has values not in labels: {_fmt_values(unknown)} (in {_fmt_rows(rows)}). "
+            f"labels is {list(labels)!r}; every label must be listed, in ordinal order."
+        )
+    codes[keep] = sub
+    return Encoded(codes, missing, labels)
+
+
+# --------------------------------------------------------------------------------------------
+# Weights
+# --------------------------------------------------------------------------------------------
+
+
+def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """Convert ``sample_weight`` to float64 of length ``n`` (values are checked later)."""
+    if sample_weight is None:
+        return None
+    w = _squeeze_frame(sample_weight, "sample_weight")
+    if _is_pandas(w, "Series") or _is_polars(w, "Series"):
+        w = w.to_numpy()
+    try:
+        w = np.asarray(w, dtype=np.float64)
+    except (ValueError, TypeError):
+        raise TypeError(
+            f"sample_weight must be numbers (one non-negative frequency weight per row); "
+            f"got {_type_name(sample_weight)} that could not be converted to float."
+        ) from None
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D; got shape {w.shape}.")
+    if w.size != n:
+        raise ValueError(
+            f"sample_weight has {w.size} entries but there are {n} rows; pass one weight per row."
+        )
+    return np.ascontiguousarray(w)
+
+
+def check_lengths(n_true: int, n_proba: int, what: str = "y_proba") -> None:
+    if n_true != n_proba:
+        raise ValueError(
+            f"y_true has {n_true} rows but {what} has {n_proba}; they must describe the same "
+            "samples, one row each."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Full diagnosis (slow path, only after a kernel reported a problem or for NaN handling)
+# --------------------------------------------------------------------------------------------
+
+
+def find_problems(
+    y: np.ndarray,
+    proba: np.ndarray,
+    weight: np.ndarray | None,
+    *,
+    y_missing: np.ndarray | None,
+    nan_policy: str,
+    labels: tuple[Hashable, ...] | None,
+) -> np.ndarray | None:
+    """Raise for invalid values; return the mask of rows with missing values (or ``None``).
+
+    Missing values (NaN in ``y_proba`` or ``sample_weight``, missing ``y_true``) raise under
+    ``nan_policy="raise"`` and are returned as a mask otherwise. Everything else that is wrong
+    (infinite or out-of-range probabilities, rows not summing to 1, labels out of range,
+    negative weights, zero total weight) raises whatever the policy.
+    """
+    k = proba.shape[1]
+    proba_nan = np.isnan(proba).any(axis=1)
+    missing = proba_nan.copy()
+    if y_missing is not None:
+        missing |= y_missing
+    w_nan = None
+    if weight is not None:
+        w_nan = np.isnan(weight)
+        missing |= w_nan
+    if missing.any() and nan_policy == "raise":
+        parts = []
+        if proba_nan.any():
+            parts.append(f"y_proba has NaN in {_fmt_rows(np.flatnonzero(proba_nan))}")
+        if y_missing is not None and y_missing.any():
+            parts.append(f"y_true is missing in {_fmt_rows(np.flatnonzero(y_missing))}")
+        if w_nan is not None and w_nan.any():
+            parts.append(f"sample_weight is NaN in {_fmt_rows(np.flatnonzero(w_nan))}")
+        raise ValueError(
+            "; ".join(parts) + ". Pass nan_policy='omit' to drop those rows or "
+            "nan_policy='propagate' to get NaN."
+        )
+    ok = ~missing
+    with np.errstate(invalid="ignore"):
+        inf_rows = np.isinf(proba).any(axis=1) & ok
+        if inf_rows.any():
+            raise ValueError(
+                f"y_proba has infinite values in {_fmt_rows(np.flatnonzero(inf_rows))}; "
+                "probabilities must be finite numbers in [0, 1]."
+            )
+        out = ((proba < 0) | (proba > 1)).any(axis=1) & ok
+    if out.any():
+        rows = np.flatnonzero(out)
+        r = rows[0]
+        raise ValueError(
+            f"y_proba must lie in [0, 1]; values outside it in {_fmt_rows(rows)} (row {r}: "
+            f"{proba[r].tolist()}). Are these logits or scores? Apply a softmax first; "
+            "ordmetrics never clips silently."
+        )
+    tol = sum_tolerance(proba.dtype, k)
+    sums = proba.sum(axis=1, dtype=np.float64)
+    off = (np.abs(sums - 1.0) > tol) & ok
+    if off.any():
+        rows = np.flatnonzero(off)
+        r = rows[0]
+        raise ValueError(
+            f"rows of y_proba must sum to 1 (tolerance {tol:g}); they do not in "
+            f"{_fmt_rows(rows)} (row {r} sums to {sums[r]:.10g}). Pass renormalize=True to "
+            "rescale each row to sum 1."
+        )
+    yy = y[ok] if y_missing is not None or missing.any() else y
+    bad_y = (yy < 0) | (yy >= k)
+    if bad_y.any():
+        rows = np.flatnonzero(ok)[np.flatnonzero(bad_y)]
+        vals = list(dict.fromkeys(y[rows].tolist()))
+        if labels is None:
+            raise ValueError(
+                f"y_true must hold class indices 0..{k - 1} (y_proba has {k} columns); got "
+                f"{_fmt_values(vals)} in {_fmt_rows(rows)}. If your classes are numbered "
+                "differently (e.g. from 1), pass labels=[...] with the class of each column."
+            )
+        raise ValueError(f"y_true has codes outside 0..{k - 1} in {_fmt_rows(rows)}.")
+    if weight is not None:
+        wk = weight[ok]
+        with np.errstate(invalid="ignore"):
+            neg = np.flatnonzero(ok)[np.flatnonzero(wk < 0)]
+            inf = np.flatnonzero(ok)[np.flatnonzero(np.isinf(wk))]
+        if neg.size:
+            raise ValueError(
+                f"sample_weight must be non-negative frequency weights; got negative values in "
+                f"{_fmt_rows(neg)} (e.g. {float(weight[neg[0]])!r})."
+            )
+        if inf.size:
+            raise ValueError(
+                f"sample_weight must be finite; got infinite values in {_fmt_rows(inf)}. Use "
+                "finite frequency weights."
+            )
+        if not (wk > 0).any() and nan_policy != "propagate":
+            raise ValueError(
+                "sample_weight sums to 0 over the rows that are scored; at least one row needs "
+                "a positive weight."
+            )
+    if not ok.any() and nan_policy == "omit":
+        raise ValueError(
+            "every row has a missing value, so nan_policy='omit' leaves nothing to score."
+        )
+    return missing if missing.any() else None
