@@ -275,7 +275,9 @@ def _object_missing(arr: np.ndarray) -> np.ndarray:
     return miss
 
 
-def encode_labels(y: Any, *, labels: Any, n_classes: int, name: str = "y_true") -> Encoded:
+def encode_labels(
+    y: Any, *, labels: Any, n_classes: int | None, name: str = "y_true"
+) -> Encoded:
     """Turn ``y`` into class indices ``0..n_classes-1`` (``-1`` where missing).
 
     Parameters
@@ -285,8 +287,8 @@ def encode_labels(y: Any, *, labels: Any, n_classes: int, name: str = "y_true") 
         in ``labels``, or an ordered pandas Categorical / polars Enum.
     labels : sequence or None
         The class labels in ordinal order, i.e. the column order of ``y_proba``.
-    n_classes : int
-        K, the number of columns of ``y_proba``.
+    n_classes : int or None
+        K, the number of columns of ``y_proba``; None when not known (hard labels).
     name : str
         Argument name used in error messages.
     """
@@ -301,7 +303,7 @@ def encode_labels(y: Any, *, labels: Any, n_classes: int, name: str = "y_true") 
         if labels is None:
             if not ordered:
                 return _encode_array(np.asarray(y, dtype=object), None, n_classes, name)
-            if len(cats) != n_classes:
+            if n_classes is not None and len(cats) != n_classes:
                 raise ValueError(
                     f"{name} is an ordered categorical with {len(cats)} categories "
                     f"{_fmt_values(cats)} but y_proba has {n_classes} columns; the categories "
@@ -353,7 +355,7 @@ def encode_labels(y: Any, *, labels: Any, n_classes: int, name: str = "y_true") 
 def _encode_array(
     arr: np.ndarray,
     labels: tuple[Hashable, ...] | None,
-    n_classes: int,
+    n_classes: int | None,
     name: str,
     missing: np.ndarray | None = None,
 ) -> Encoded:
@@ -381,12 +383,13 @@ def _encode_array(
 
 
 def _encode_integers(
-    arr: np.ndarray, n_classes: int, name: str, missing: np.ndarray | None
+    arr: np.ndarray, n_classes: int | None, name: str, missing: np.ndarray | None
 ) -> Encoded:
     kind = arr.dtype.kind
+    span = "0, 1, 2, ..." if n_classes is None else f"0..{n_classes - 1}"
     if kind == "b":
         raise TypeError(
-            f"{name} is boolean; class labels must be integers 0..{n_classes - 1}. Pass "
+            f"{name} is boolean; class labels must be integers {span}. Pass "
             "labels=[False, True] to use booleans as labels, or convert with .astype(int)."
         )
     if kind in "iu":
@@ -397,13 +400,13 @@ def _encode_integers(
         if frac.any():
             rows = np.flatnonzero(frac)
             raise ValueError(
-                f"{name} must hold integer class indices 0..{n_classes - 1}; got non-integer "
+                f"{name} must hold integer class indices {span}; got non-integer "
                 f"values {_fmt_values(arr[rows].tolist())} in {_fmt_rows(rows)}. Pass the class "
                 "index of each row (or labels= if the classes have other names)."
             )
         with np.errstate(invalid="ignore"):
             big = np.abs(vals) > 2**62
-        codes = np.where(big, n_classes, vals).astype(np.int64)
+        codes = np.where(big, 2**62, vals).astype(np.int64)
         if missing is not None:
             codes[missing] = -1
         return Encoded(codes, missing, None)
@@ -637,3 +640,209 @@ def find_problems(
             "every row has a missing value, so nan_policy='omit' leaves nothing to score."
         )
     return missing if missing.any() else None
+
+
+# --------------------------------------------------------------------------------------------
+# Prepared inputs for the metrics beyond the scoring rules
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Validated inputs with the ``nan_policy`` applied.
+
+    ``y_true`` holds class indices ``0..n_classes-1``; ``other`` holds the second input in
+    canonical form (class indices for hard labels, float64 scores, or a probability matrix);
+    ``weight`` is ``None`` for unit weights. When ``nan_policy="propagate"`` and a value is
+    missing, ``propagate`` is True and the metric must return NaN (the arrays are then the
+    complete rows only, so that everything else has still been validated).
+    """
+
+    y_true: np.ndarray
+    other: np.ndarray
+    weight: np.ndarray | None
+    n_classes: int
+    labels: tuple[Hashable, ...] | None
+    propagate: bool = False
+
+
+def _check_weight_values(w: np.ndarray, rows: np.ndarray | None = None) -> None:
+    idx = np.arange(w.size) if rows is None else rows
+    neg = np.flatnonzero(w < 0)
+    if neg.size:
+        raise ValueError(
+            f"sample_weight must be non-negative frequency weights; got negative values in "
+            f"{_fmt_rows(idx[neg])} (e.g. {float(w[neg[0]])!r})."
+        )
+    inf = np.flatnonzero(np.isinf(w))
+    if inf.size:
+        raise ValueError(
+            f"sample_weight must be finite; got infinite values in {_fmt_rows(idx[inf])}. Use "
+            "finite frequency weights."
+        )
+    if not (w > 0).any():
+        raise ValueError(
+            "sample_weight sums to 0 over the rows that are scored; at least one row needs "
+            "a positive weight."
+        )
+
+
+def _apply_missing(
+    missing: np.ndarray | None, parts: dict[str, np.ndarray | None], nan_policy: str
+) -> tuple[np.ndarray | None, bool]:
+    """Raise for missing values under "raise"; otherwise return the mask of complete rows."""
+    if missing is None or not missing.any():
+        return None, False
+    if nan_policy == "raise":
+        where = "; ".join(
+            f"{name} is missing (NaN/None) in {_fmt_rows(np.flatnonzero(m))}"
+            for name, m in parts.items()
+            if m is not None and m.any()
+        )
+        raise ValueError(
+            f"{where}. Pass nan_policy='omit' to drop those rows or nan_policy='propagate' "
+            "to get NaN."
+        )
+    keep = ~missing
+    if not keep.any() and nan_policy == "omit":
+        raise ValueError(
+            "every row has a missing value, so nan_policy='omit' leaves nothing to score."
+        )
+    return keep, nan_policy == "propagate"
+
+
+def _weights_and_missing(sample_weight: Any, n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    w = as_weights(sample_weight, n)
+    if w is None:
+        return None, None
+    nan = np.isnan(w)
+    return w, (nan if nan.any() else None)
+
+
+def _or(*masks: np.ndarray | None) -> np.ndarray | None:
+    out = None
+    for m in masks:
+        if m is not None:
+            out = m.copy() if out is None else out | m
+    return out
+
+
+def _finish(
+    y: np.ndarray,
+    other: np.ndarray,
+    w: np.ndarray | None,
+    keep: np.ndarray | None,
+    propagate: bool,
+    n_classes: int,
+    labels: tuple[Hashable, ...] | None,
+) -> Prepared:
+    if keep is not None:
+        y, other = y[keep], other[keep]
+        w = None if w is None else w[keep]
+    if w is not None and y.size:
+        _check_weight_values(w, None if keep is None else np.flatnonzero(keep))
+    return Prepared(y, other, w, n_classes, labels, propagate)
+
+
+def prepare_hard(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any,
+    sample_weight: Any,
+    nan_policy: str,
+    pred_name: str = "y_pred",
+) -> Prepared:
+    """Validate truth and hard predictions (both class labels) against one label set.
+
+    Without ``labels`` both must be integer class indices and the label set is
+    ``0..max(y_true, y_pred)``: classes absent from the data but inside that range still count.
+    """
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    if labels is not None:
+        lab = check_labels(labels, None)
+        k = len(lab)
+    else:
+        lab, k = None, 0
+    yt = encode_labels(y_true, labels=lab, n_classes=k or None, name="y_true")
+    yp = encode_labels(y_pred, labels=lab, n_classes=k or None, name=pred_name)
+    check_lengths(yt.codes.size, yp.codes.size, pred_name)
+    w, w_nan = _weights_and_missing(sample_weight, yt.codes.size)
+    if lab is None:
+        lab = yt.labels if yt.labels is not None else yp.labels
+        if yt.labels is not None and yp.labels is not None and yt.labels != yp.labels:
+            raise ValueError(
+                f"y_true and {pred_name} are ordered categoricals with different categories "
+                f"({list(yt.labels)!r} vs {list(yp.labels)!r}); pass labels= to say which "
+                "order is meant."
+            )
+    missing = _or(yt.missing, yp.missing, w_nan)
+    keep, propagate = _apply_missing(
+        missing, {"y_true": yt.missing, pred_name: yp.missing, "sample_weight": w_nan}, nan_policy
+    )
+    ok = slice(None) if keep is None else keep
+    ytc, ypc = yt.codes[ok], yp.codes[ok]
+    if lab is not None:
+        k = len(lab)
+    else:
+        for name, c in (("y_true", ytc), (pred_name, ypc)):
+            if c.size and c.min() < 0:
+                rows = np.flatnonzero(c < 0)
+                raise ValueError(
+                    f"{name} must hold class indices 0, 1, 2, ...; got negative values "
+                    f"{_fmt_values(sorted(set(c[rows].tolist())))} in {_fmt_rows(rows)}. Pass "
+                    "labels=[...] to name the classes in ordinal order."
+                )
+        k = int(max(ytc.max(initial=0), ypc.max(initial=0))) + 1
+        k = max(k, 2)
+    return _finish(yt.codes, yp.codes, w, keep, propagate, k, lab)
+
+
+def prepare_proba(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    labels: Any,
+    sample_weight: Any,
+    nan_policy: str,
+    renormalize: bool = False,
+) -> Prepared:
+    """Validate truth and a probability matrix completely (``other`` is the float matrix)."""
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    P = as_proba(y_proba, renormalize=renormalize)
+    n, k = P.shape
+    enc = encode_labels(y_true, labels=labels, n_classes=k)
+    check_lengths(enc.codes.size, n)
+    w = as_weights(sample_weight, n)
+    missing = find_problems(
+        enc.codes, P, w, y_missing=enc.missing, nan_policy=nan_policy, labels=enc.labels
+    )
+    keep = None if missing is None else ~missing
+    propagate = missing is not None and nan_policy == "propagate"
+    if keep is not None:
+        P, y = P[keep], enc.codes[keep]
+        w = None if w is None else w[keep]
+    else:
+        y = enc.codes
+    if propagate and y.size == 0:
+        return Prepared(y, P, w, k, enc.labels, True)
+    return Prepared(y, P, w, k, enc.labels, propagate)
+
+
+def as_scores(y_score: Any, name: str = "y_score") -> np.ndarray:
+    """A 1-D float64 array of scores (NaN allowed; the caller applies the nan_policy)."""
+    s = _squeeze_frame(y_score, name)
+    if _is_pandas(s, "Series") or _is_polars(s, "Series"):
+        s = s.to_numpy()
+    try:
+        arr = np.asarray(s, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold numbers; got {_type_name(y_score)}.") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one score per row); got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (0 rows); there is nothing to score.")
+    if np.isinf(arr).any():
+        rows = np.flatnonzero(np.isinf(arr))
+        raise ValueError(f"{name} must be finite; got infinite values in {_fmt_rows(rows)}.")
+    return arr
