@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SCORING_RULES, make_data, ref_mean, ref_score, ref_scores, ref_sum
 
 import ordmetrics
+from conftest import SCORING_RULES, make_data, ref_mean, ref_score, ref_scores, ref_sum
 
 RTOL = 1e-12
 ATOL = 1e-14
@@ -330,9 +330,7 @@ def test_nan_policy_omit_equals_scoring_the_cleaned_rows(name, where, weighted, 
     w_in = w_in if weighted else None
     w = w if weighted else None
     for reduction in ("mean", "sum"):
-        got = func(
-            y_in, P_in, sample_weight=w_in, nan_policy="omit", reduction=reduction, **kwargs
-        )
+        got = func(y_in, P_in, sample_weight=w_in, nan_policy="omit", reduction=reduction, **kwargs)
         assert got == pytest.approx(func(y, P, sample_weight=w, reduction=reduction), rel=RTOL)
     per_sample = func(y_in, P_in, sample_weight=w_in, nan_policy="omit", reduction="none", **kwargs)
     assert per_sample.shape == (N_NAN - 3,)
@@ -359,9 +357,7 @@ def test_nan_policy_propagate_gives_nan(name, where, weighted, rng):
     )
     assert per_sample.shape == (N_NAN,)
     assert np.isnan(per_sample[bad]).all()
-    np.testing.assert_allclose(
-        per_sample[~bad], func(y, P, reduction="none"), rtol=RTOL, atol=ATOL
-    )
+    np.testing.assert_allclose(per_sample[~bad], func(y, P, reduction="none"), rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.parametrize("name", SCORING_RULES)

@@ -189,7 +189,7 @@ def finish_log_rule(p_true: np.ndarray, pen: np.ndarray | None, n_classes: int) 
     with np.errstate(divide="ignore"):  # ln 0 = -inf is the intended result
         np.log(p_true, out=p_true)
     if pen is not None:
-        np.subtract(p_true, np.log(n_classes), out=p_true, where=pen)
+        p_true -= pen * np.log(n_classes)  # (a ufunc ``where=`` runs ~10x slower here)
     np.subtract(0.0, p_true, out=p_true)  # 0 - x, unlike -x, never gives -0.0
     return p_true
 

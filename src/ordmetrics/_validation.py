@@ -203,8 +203,9 @@ def check_labels(labels: Any, n_classes: int | None) -> tuple[Hashable, ...]:
     if distinct != len(out):
         seen: set[Hashable] = set()
         dups = [v for v in out if v in seen or seen.add(v)]  # type: ignore[func-returns-value]
+        verb = "appears" if len(dups) == 1 else "appear"
         raise ValueError(
-            f"labels must be distinct; {_fmt_values(dups)} appear more than once in {list(out)!r}."
+            f"labels must be distinct; {_fmt_values(dups)} {verb} more than once in {list(out)!r}."
         )
     if n_classes is not None and len(out) != n_classes:
         raise ValueError(
@@ -238,10 +239,6 @@ def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
             cats = dtype.categories.to_list()
             codes = y.to_physical().fill_null(-1).to_numpy().astype(np.int64)
             return codes, cats, True
-        if isinstance(dtype, pl.Categorical):
-            cats = y.cat.get_categories().to_list()
-            codes = y.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
-            return codes, cats, False
     return None
 
 
@@ -275,9 +272,7 @@ def _object_missing(arr: np.ndarray) -> np.ndarray:
     return miss
 
 
-def encode_labels(
-    y: Any, *, labels: Any, n_classes: int | None, name: str = "y_true"
-) -> Encoded:
+def encode_labels(y: Any, *, labels: Any, n_classes: int | None, name: str = "y_true") -> Encoded:
     """Turn ``y`` into class indices ``0..n_classes-1`` (``-1`` where missing).
 
     Parameters
@@ -334,6 +329,11 @@ def encode_labels(
             out_labels = labels
         return Encoded(result, missing if missing.any() else None, out_labels)
 
+    if _is_polars(y, "Series"):
+        import polars as pl
+
+        if isinstance(y.dtype, pl.Categorical):  # unordered: its values, like any strings
+            y = y.cast(pl.String)
     frame_missing = _missing_of_frame_column(y)
     if _is_pandas(y, "Series", "Index") or _is_polars(y, "Series"):
         if frame_missing is not None and _is_polars(y, "Series"):
@@ -366,8 +366,6 @@ def _encode_array(
             f"{name} must be 1-D (one class label per row); got an array of shape {arr.shape}. "
             "One-hot truth is not accepted: pass the class index of each row."
         )
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (0 rows); there is nothing to score.")
     kind = arr.dtype.kind
     if kind == "O" or kind == "f" or kind == "c":
         if kind == "O":
@@ -393,7 +391,7 @@ def _encode_integers(
             "labels=[False, True] to use booleans as labels, or convert with .astype(int)."
         )
     if kind in "iu":
-        return Encoded(arr.astype(np.int64, copy=False), None, None)
+        return Encoded(np.ascontiguousarray(arr, dtype=np.int64), None, None)
     if kind == "f":
         vals = arr if missing is None else np.where(missing, 0.0, arr)
         frac = vals != np.floor(vals)
@@ -404,9 +402,15 @@ def _encode_integers(
                 f"values {_fmt_values(arr[rows].tolist())} in {_fmt_rows(rows)}. Pass the class "
                 "index of each row (or labels= if the classes have other names)."
             )
-        with np.errstate(invalid="ignore"):
-            big = np.abs(vals) > 2**62
-        codes = np.where(big, 2**62, vals).astype(np.int64)
+        big = np.abs(vals) > 2**53
+        if big.any():
+            rows = np.flatnonzero(big)
+            shown = _fmt_values(arr[rows].tolist())
+            raise ValueError(
+                f"{name} must hold integer class indices {span}; got {shown} in "
+                f"{_fmt_rows(rows)}. Pass the class index of each row."
+            )
+        codes = vals.astype(np.int64)
         if missing is not None:
             codes[missing] = -1
         return Encoded(codes, missing, None)
@@ -630,15 +634,16 @@ def find_problems(
                 f"sample_weight must be finite; got infinite values in {_fmt_rows(inf)}. Use "
                 "finite frequency weights."
             )
-        if not (wk > 0).any() and nan_policy != "propagate":
-            raise ValueError(
-                "sample_weight sums to 0 over the rows that are scored; at least one row needs "
-                "a positive weight."
-            )
     if not ok.any() and nan_policy == "omit":
         raise ValueError(
             "every row has a missing value, so nan_policy='omit' leaves nothing to score."
         )
+    if weight is not None and not (weight[ok] > 0).any():
+        if not (nan_policy == "propagate" and missing.any()):  # else the result is NaN anyway
+            raise ValueError(
+                "sample_weight sums to 0 over the rows that are scored; at least one row needs "
+                "a positive weight."
+            )
     return missing if missing.any() else None
 
 
@@ -767,6 +772,8 @@ def prepare_hard(
     yt = encode_labels(y_true, labels=lab, n_classes=k or None, name="y_true")
     yp = encode_labels(y_pred, labels=lab, n_classes=k or None, name=pred_name)
     check_lengths(yt.codes.size, yp.codes.size, pred_name)
+    if yt.codes.size == 0:
+        raise ValueError("y_true is empty (0 rows); there is nothing to score.")
     w, w_nan = _weights_and_missing(sample_weight, yt.codes.size)
     if lab is None:
         lab = yt.labels if yt.labels is not None else yp.labels

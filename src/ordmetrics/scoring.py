@@ -110,7 +110,7 @@ def _evaluate(
 
     if enc.missing is None:
         total, wsum, n_bad, out = _run(P, y, w, rule, param, tol, rows)
-        if n_bad == 0 and (rows or wsum > 0):
+        if n_bad == 0 and (w is None or wsum > 0):
             return _reduce(total, wsum, out, reduction)
 
     # Slow path: something is missing or wrong. Raise a precise error, or apply the policy.
@@ -123,12 +123,7 @@ def _evaluate(
         keep = ~missing
         P, y = P[keep], y[keep]
         w = None if w is None else w[keep]
-        total, wsum, n_bad, out = _run(P, y, w, rule, param, tol, rows)
-        if not rows and wsum == 0:
-            raise ValueError(
-                "sample_weight sums to 0 over the rows left after nan_policy='omit'; "
-                "at least one complete row needs a positive weight."
-            )
+        total, wsum, _, out = _run(P, y, w, rule, param, tol, rows)
         return _reduce(total, wsum, out, reduction)
     # propagate
     if not rows:

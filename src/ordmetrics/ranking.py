@@ -1,0 +1,517 @@
+r"""Ranking metrics: how well a scalar score orders the rows by their true ordinal class.
+
+Three measures of ordinal association between the truth y and a score s, all computed from
+one sort of the scores (O(N log N + N log K) time, O(N + K) memory, never a loop over pairs):
+
+=========== ========================================================== ========= ==========
+metric      definition                                                 range     random
+=========== ========================================================== ========= ==========
+c_index     P(s_i < s_j | y_i < y_j), score ties counted 1/2           [0, 1]    0.5
+spearman    Pearson correlation of the (mid-)ranks of y and s          [-1, 1]   0
+kendall_tau tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2))                  [-1, 1]   0
+=========== ========================================================== ========= ==========
+
+``y_score`` is either a 1-D score per row or a 2-D probability matrix of shape (N, K), which is
+ranked by its expected grade sum_k k p_k (k = 0..K-1). Weights are frequency weights: a row of
+integer weight w counts exactly as w repeated rows (so it forms w (w - 1) / 2 pairs with itself,
+tied in both y and s, and w_i w_j pairs with row j).
+
+Algorithm. The rows are sorted by score once and walked tie group by tie group, keeping the
+cumulative weight of each class among the rows already passed in a Fenwick tree over the
+classes. A row of class y and weight w in a group that starts after cumulative weight B adds
+w (L - G) to S = C - D, where L and G are the weights passed in classes below and above y.
+The same walk yields the weight of the pairs with distinct scores, sum_h W_h B_h, and the
+centred weighted mid-ranks B_h + W_h / 2 - W / 2 used by Spearman (the mean mid-rank is exactly
+(W + 1) / 2, so centring costs nothing and loses no precision). Pairs tied in y or in s
+contribute nothing to S, and the self-pairs of a weighted row cancel from every formula.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ._registry import register
+from ._validation import (
+    NAN_POLICIES,
+    Prepared,
+    _apply_missing,
+    _finish,
+    _fmt_rows,
+    _fmt_values,
+    _is_pandas,
+    _is_polars,
+    _or,
+    _weights_and_missing,
+    as_scores,
+    check_lengths,
+    check_option,
+    encode_labels,
+    prepare_proba,
+)
+from ._warnings import warn_undefined
+
+__all__ = ["c_index", "kendall_tau", "spearman"]
+
+_PARAMS = """\
+    y_true : array-like of shape (n_samples,)
+        True ordinal classes. With a 1-D score: any non-negative integers (only their order
+        matters), or values listed in ``labels``. With a probability matrix: integers
+        ``0..K-1`` or values of ``labels``, one per column. A pandas ordered Categorical or a
+        polars Enum carries its own order; strings without ``labels`` are an error.
+    y_score : array-like of shape (n_samples,) or (n_samples, K)
+        A finite score per row, higher meaning a higher class; or predicted probabilities
+        (rows in [0, 1] summing to 1, one column per class in ordinal order), which are
+        ranked by their expected grade sum_k k p_k.
+    labels : sequence, optional
+        The class labels in ordinal order (the column order of a probability matrix). String
+        labels are never sorted: without ``labels`` they are an error.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative frequency weights: integer weights give exactly the result of repeating
+        rows; a row of weight 0 is absent.
+    nan_policy : {"raise", "omit", "propagate"}, default "raise"
+        Missing values (NaN score or probability, missing ``y_true``, NaN weight): raise an
+        error, drop those rows, or return NaN."""
+
+_PROBA_NOTE = (
+    " (A 2-D y_score is read as class probabilities, one column per class in ordinal order, "
+    "and ranked by its expected grade sum_k k p_k; pass a 1-D array to rank by another score.)"
+)
+_RENORMALIZE_HINT = "Pass renormalize=True to rescale each row to sum 1."
+_RESCALE_HINT = (
+    "Rescale each row to sum 1 first, e.g. y_score / y_score.sum(axis=1, keepdims=True)."
+)
+
+
+def _doc(func: Any) -> Any:
+    func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
+    return func
+
+
+# --------------------------------------------------------------------------------------------
+# Input handling (every check and message comes from ordmetrics._validation)
+# --------------------------------------------------------------------------------------------
+
+
+def _is_matrix(y_score: Any) -> bool:
+    """Whether ``y_score`` is 2-D with at least two columns (a probability matrix)."""
+    if _is_pandas(y_score, "DataFrame") or _is_polars(y_score, "DataFrame"):
+        return y_score.shape[1] > 1
+    try:
+        shape = np.shape(y_score)
+    except (ValueError, TypeError):
+        return False  # ragged input: as_scores explains what is wrong
+    return len(shape) == 2 and shape[1] > 1
+
+
+def _prepare_proba(
+    y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
+) -> Prepared:
+    """A probability matrix, validated like the scoring rules, reduced to its expected grade."""
+    try:
+        prep = prepare_proba(
+            y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
+        )
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        if "y_proba" not in msg:
+            raise
+        msg = msg.replace(_RENORMALIZE_HINT, _RESCALE_HINT).replace("y_proba", "y_score")
+        raise type(exc)(msg + _PROBA_NOTE) from None
+    P = prep.other
+    grade = P @ np.arange(P.shape[1], dtype=np.float64)
+    return Prepared(prep.y_true, grade, prep.weight, prep.n_classes, prep.labels, prep.propagate)
+
+
+def _prepare_scores(
+    y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
+) -> Prepared:
+    """A 1-D score and ordinal truth (K not needed) with the nan_policy applied."""
+    s = as_scores(y_score, "y_score")
+    enc = encode_labels(y_true, labels=labels, n_classes=None, name="y_true")
+    check_lengths(enc.codes.size, s.size, "y_score")
+    w, w_nan = _weights_and_missing(sample_weight, s.size)
+    s_nan = np.isnan(s)
+    s_nan = s_nan if s_nan.any() else None
+    keep, propagate = _apply_missing(
+        _or(enc.missing, s_nan, w_nan),
+        {"y_true": enc.missing, "y_score": s_nan, "sample_weight": w_nan},
+        nan_policy,
+    )
+    codes = enc.codes if keep is None else enc.codes[keep]
+    if enc.labels is None and codes.size and codes.min() < 0:
+        bad = np.flatnonzero(codes < 0)
+        rows = bad if keep is None else np.flatnonzero(keep)[bad]
+        raise ValueError(
+            f"y_true must hold class indices 0, 1, 2, ...; got negative values "
+            f"{_fmt_values(sorted(set(codes[bad].tolist())))} in {_fmt_rows(rows)}. Pass "
+            "labels=[...] to name the classes in ordinal order."
+        )
+    if enc.labels is not None:
+        k = len(enc.labels)
+    else:
+        k = int(codes.max(initial=0)) + 1
+    return _finish(enc.codes, s, w, keep, propagate, k, enc.labels)
+
+
+def _prepare(
+    y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
+) -> Prepared:
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    if _is_matrix(y_score):
+        return _prepare_proba(y_true, y_score, labels, sample_weight, nan_policy)
+    return _prepare_scores(y_true, y_score, labels, sample_weight, nan_policy)
+
+
+def _dense_codes(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
+    """Order-preserving class codes ``0..K'-1`` with K' small enough for a per-class array."""
+    if n_classes <= 4 * y.size + 64:
+        return y, max(n_classes, 1)
+    present, inverse = np.unique(y, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64, copy=False), present.size
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled kernel
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, want_ranks):
+    """Walk the rows, sorted by score ``s``, tie group by tie group.
+
+    Returns ``(S, n_s, groups, cov, var_s)``: S = sum over pairs of w_i w_j sgn(s_j - s_i)
+    sgn(y_j - y_i) (concordant minus discordant weight); n_s = weight of the pairs with distinct
+    scores, sum_h W_h B_h; groups = number of score groups of positive weight; cov = sum_i w_i
+    r_i d_{y_i} and var_s = sum_h W_h r_h^2 with r_h = B_h + W_h / 2 - total / 2 the centred
+    weighted mid-rank of group h (``d_class`` holds the centred mid-ranks of the classes).
+    """
+    n = s.size
+    tree = np.zeros(n_classes + 1)  # Fenwick tree: class weights of the rows already passed
+    S = 0.0
+    n_s = 0.0
+    groups = 0
+    cov = 0.0
+    var_s = 0.0
+    before = 0.0
+    half_total = 0.5 * total
+    a = 0
+    while a < n:
+        v = s[a]
+        b = a
+        gw = 0.0
+        gd = 0.0
+        while b < n and s[b] == v:
+            wr = w[b] if weighted else 1.0
+            gw += wr
+            if want_ranks:
+                gd += wr * d_class[y[b]]
+            if want_pairs and wr != 0.0:
+                c = y[b]
+                below = 0.0  # weight passed in classes 0..c-1
+                i = c
+                while i > 0:
+                    below += tree[i]
+                    i -= i & (-i)
+                upto = 0.0  # weight passed in classes 0..c
+                i = c + 1
+                while i > 0:
+                    upto += tree[i]
+                    i -= i & (-i)
+                S += wr * (below - (before - upto))
+            b += 1
+        if want_pairs:
+            for r in range(a, b):
+                wr = w[r] if weighted else 1.0
+                if wr != 0.0:
+                    i = y[r] + 1
+                    while i <= n_classes:
+                        tree[i] += wr
+                        i += i & (-i)
+        if gw > 0.0:
+            groups += 1
+            n_s += gw * before
+            if want_ranks:
+                rank = before + 0.5 * gw - half_total
+                var_s += gw * rank * rank
+                cov += rank * gd
+        before += gw
+        a = b
+    return S, n_s, groups, cov, var_s
+
+
+class _Sums:
+    """The pair and rank sums of one data set (see :func:`_tie_group_walk`)."""
+
+    __slots__ = ("S", "cov", "n_s", "n_y", "score_groups", "var_s", "var_y", "y_groups")
+
+    def __init__(self, prep: Prepared, *, pairs: bool, ranks: bool) -> None:
+        y, k = _dense_codes(prep.y_true, prep.n_classes)
+        w = prep.weight
+        wk = np.bincount(y, weights=w, minlength=k).astype(np.float64, copy=False)
+        before_k = np.cumsum(wk) - wk  # weight of the classes below each class
+        total = float(wk.sum())
+        self.y_groups = int(np.count_nonzero(wk > 0))
+        self.n_y = float(wk @ before_k)  # pairs with y_i != y_j, no cancellation
+        d_class = before_k + 0.5 * wk - 0.5 * total  # centred weighted mid-rank of each class
+        self.var_y = float(wk @ (d_class * d_class))
+        order = np.argsort(prep.other)
+        weighted = w is not None
+        S, n_s, groups, cov, var_s = _tie_group_walk(
+            prep.other[order],  # gathered once: the walk then reads memory in sequence
+            y[order],
+            w[order] if weighted else np.empty(0),
+            weighted,
+            k,
+            total,
+            d_class,
+            pairs,
+            ranks,
+        )
+        self.S, self.n_s, self.score_groups = float(S), float(n_s), int(groups)
+        self.cov, self.var_s = float(cov), float(var_s)
+
+
+# --------------------------------------------------------------------------------------------
+# Public metrics
+# --------------------------------------------------------------------------------------------
+
+
+@_doc
+def c_index(
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Ordinal C-index: the probability that a higher class gets a higher score.
+
+    .. math::
+
+        C = \frac{\sum_{i,j:\, y_i < y_j} w_i w_j \big(1\{s_i < s_j\}
+            + \tfrac12 1\{s_i = s_j\}\big)}{\sum_{i,j:\, y_i < y_j} w_i w_j}
+
+    Over all pairs of rows from different classes, the fraction ordered correctly by the
+    score, ties in the score counting one half. For K = 2 it is the area under the ROC curve.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The C-index; NaN (with an ``UndefinedMetricWarning``) when fewer than two classes have
+        positive weight, since no pair of rows can then be compared.
+
+    Notes
+    -----
+    Range [0, 1]; higher is better: 1 for a score that orders every pair correctly, 0.5 for a
+    random or constant score, 0 for a reversed one. Invariant under strictly increasing
+    transforms of the score, and ``c_index(y, -s) = 1 - c_index(y, s)``. Equal to
+    (1 + S / n_y) / 2 with S the concordant minus the discordant pair weight and n_y the weight
+    of the pairs of distinct classes; computed in O(N log N) time from one sort of the scores.
+
+    A 2-D ``y_score`` is ranked by the expected grade sum_k k p_k (k = 0..K-1), the default
+    score of Waegeman et al. for probabilistic ordinal predictions.
+
+    References
+    ----------
+    .. [1] Waegeman, W., De Baets, B., Boullart, L. (2008). ROC analysis in ordinal regression
+       learning. Pattern Recognition Letters 29(1), 1-9.
+    .. [2] Harrell, F. E., Califf, R. M., Pryor, D. B., Lee, K. L., Rosati, R. A. (1982).
+       Evaluating the yield of medical tests. JAMA 247(18), 2543-2546.
+
+    Examples
+    --------
+    >>> from ordmetrics.ranking import c_index
+    >>> c_index([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
+    0.8
+    >>> c_index([0, 1, 2], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.2, 0.6, 0.2]])
+    0.666666667
+    >>> c_index(["low", "high", "mid"], [1.0, 3.0, 2.0], labels=["low", "mid", "high"])
+    1.0
+    """
+    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    sums = _Sums(prep, pairs=True, ranks=False)
+    if sums.y_groups < 2:
+        warn_undefined(
+            "c_index",
+            "y_true has a single class (with positive weight), so no pair of rows of different "
+            "classes can be compared",
+        )
+        return math.nan
+    return min(1.0, max(0.0, 0.5 + 0.5 * sums.S / sums.n_y))
+
+
+@_doc
+def kendall_tau(
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Kendall's tau-b between the true classes and the score.
+
+    .. math::
+
+        \tau_b = \frac{C - D}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
+
+    C and D are the (weighted) numbers of concordant and discordant pairs, n_0 the number of
+    pairs, n_1 the pairs tied in ``y_true`` and n_2 the pairs tied in the score. With frequency
+    weights n_0 = (W^2 - sum_i w_i^2) / 2, n_1 = sum_k (W_k^2 - sum_{y_i = k} w_i^2) / 2 and
+    likewise n_2 over the tie groups of the score (W the total weight, W_k that of class k).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        Tau-b; NaN (with an ``UndefinedMetricWarning``) when ``y_true`` or the score is constant
+        (over the rows of positive weight).
+
+    Notes
+    -----
+    Range [-1, 1]; higher is better: 1 for a score that orders every pair of distinct classes
+    correctly and ties no such pair, 0 for no association, -1 for a reversed order. With
+    ordinal truth it cannot reach 1 unless the score has exactly as many tie groups as there
+    are classes. Unweighted it equals ``scipy.stats.kendalltau(variant="b")``; integer weights
+    give the value of the repeated rows. O(N log N + N log K) time: one sort of the scores and
+    a Fenwick tree over the K classes.
+
+    References
+    ----------
+    .. [1] Kendall, M. G. (1945). The treatment of ties in ranking problems. Biometrika 33(3),
+       239-251.
+    .. [2] Knight, W. R. (1966). A computer method for calculating Kendall's tau with ungrouped
+       data. Journal of the American Statistical Association 61(314), 436-439.
+
+    Examples
+    --------
+    >>> from ordmetrics.ranking import kendall_tau
+    >>> kendall_tau([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
+    0.547722558
+    >>> kendall_tau([0, 1, 2], [3.0, 2.0, 1.0])
+    -1.0
+    """
+    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    sums = _Sums(prep, pairs=True, ranks=False)
+    if sums.y_groups < 2 or sums.score_groups < 2:
+        warn_undefined("kendall_tau", _constant_reason(sums))
+        return math.nan
+    return min(1.0, max(-1.0, sums.S / math.sqrt(sums.n_y * sums.n_s)))
+
+
+@_doc
+def spearman(
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Spearman's rank correlation: the Pearson correlation of the mid-ranks.
+
+    .. math::
+
+        \rho = \frac{\sum_i w_i (r_i - \bar r)(q_i - \bar q)}
+            {\sqrt{\sum_i w_i (r_i - \bar r)^2 \, \sum_i w_i (q_i - \bar q)^2}}
+
+    r_i and q_i are the weighted mid-ranks of y_i and s_i: the rows of a tie group of total
+    weight W_g that follows cumulative weight B all get the rank B + (W_g + 1) / 2, and the
+    mean rank is (W + 1) / 2 for both.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        Rho; NaN (with an ``UndefinedMetricWarning``) when ``y_true`` or the score is constant
+        (over the rows of positive weight).
+
+    Notes
+    -----
+    Range [-1, 1]; higher is better: 1 for a score whose tie groups match the classes and are
+    in the same order, 0 for no association, -1 for a reversed order. Unweighted it equals
+    ``scipy.stats.spearmanr``; integer weights give the value of the repeated rows. O(N log N)
+    time.
+
+    The textbook formula 1 - 6 sum d_i^2 / (N (N^2 - 1)) holds only without ties, and ordinal
+    truth always has ties, so it is not used. (A printed variant with N (N - 1) in the
+    denominator is wrong even without ties.)
+
+    References
+    ----------
+    .. [1] Spearman, C. (1904). The proof and measurement of association between two things.
+       American Journal of Psychology 15(1), 72-101.
+    .. [2] Kendall, M. G., Gibbons, J. D. (1990). Rank Correlation Methods, 5th ed., ch. 3
+       (tied ranks). Edward Arnold.
+
+    Examples
+    --------
+    >>> from ordmetrics.ranking import spearman
+    >>> spearman([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
+    0.632455532
+    >>> spearman([0, 0, 1, 1], [1.0, 2.0, 3.0, 4.0], sample_weight=[1, 0, 0, 1])
+    1.0
+    """
+    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    sums = _Sums(prep, pairs=False, ranks=True)
+    if sums.y_groups < 2 or sums.score_groups < 2:
+        warn_undefined("spearman", _constant_reason(sums))
+        return math.nan
+    return min(1.0, max(-1.0, sums.cov / math.sqrt(sums.var_y * sums.var_s)))
+
+
+def _constant_reason(sums: _Sums) -> str:
+    if sums.y_groups < 2:
+        return "y_true has a single class (with positive weight), so it has no ranking"
+    return "y_score is constant (over the rows with positive weight), so it has no ranking"
+
+
+# --------------------------------------------------------------------------------------------
+# Registry entries (DEFINITIONS section 3)
+# --------------------------------------------------------------------------------------------
+
+register(
+    c_index,
+    kind="ranking",
+    direction="maximize",
+    range=(0, 1),
+    perfect=1.0,
+    description="ordinal C-index (AUC for K = 2); 0.5 = random",
+)
+register(
+    spearman,
+    kind="ranking",
+    direction="maximize",
+    range=(-1, 1),
+    perfect=1.0,
+    description="Spearman rank correlation (Pearson of mid-ranks)",
+)
+register(
+    kendall_tau,
+    kind="ranking",
+    direction="maximize",
+    range=(-1, 1),
+    perfect=1.0,
+    description="Kendall tau-b",
+)
