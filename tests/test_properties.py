@@ -37,9 +37,9 @@ a forecast that moves mass away from the truth and improves PBS; and the tie cav
 penalized rules. Because a tie is never penalized, PBS and PLL reward a forecast that ties
 several classes: with q = [0.5, 0.3, 0.2] (unique argmax) the uniform forecast has a lower
 expected PBS and PLL than q itself. A true distribution with a tied argmax is, on the contrary,
-harmless (breaking its tie only adds a penalty). Properness of the penalized rules holds
-whenever the forecast has a unique most probable class, for any q; that restricted statement is
-tested for every rule declared proper.
+harmless (breaking its tie only adds a penalty). The registry therefore declares PBS and PLL
+not proper. Their properness does hold whenever the forecast has a unique most probable class,
+for any q; that restricted statement is tested for PBS, PLL and every rule declared proper.
 """
 
 from __future__ import annotations
@@ -256,13 +256,16 @@ def find_not_local(f: Score):
 
 
 def find_not_distance_sensitive(f: Score):
-    """(y, p, p2, S(p, y), S(p2, y)): a same-side move away from y that does not worsen S."""
+    """(y, p, p2, S(p, y), S(p2, y)): a same-side move away from y that does not worsen S.
+
+    Only forecasts with a finite score are moved, so that an example is never inf -> inf.
+    """
     for k in GRID_CLASSES:
         W, S = grid_scores(f, k)
         index = {tuple(w): i for i, w in enumerate(W.tolist())}
         for i, w in enumerate(W.tolist()):
             for y, j, j2 in itertools.permutations(range(k), 3):
-                if not (y < j < j2 or j2 < j < y):
+                if not (y < j < j2 or j2 < j < y) or not np.isfinite(S[i, y]):
                     continue
                 for d in range(1, w[j] + 1):
                     w2 = list(w)
@@ -463,11 +466,16 @@ def test_breaking_a_tied_truth_is_penalized(name: str) -> None:
     assert expected(f, p, q) - expected(f, q, q) > {"pbs": 1 / 3, "pll": math.log(3) / 2}[name]
 
 
-@pytest.mark.parametrize("name", declaring("proper", True))
+@pytest.mark.parametrize("name", sorted({*declaring("proper", True), "pbs", "pll"}))
 @PROP_SETTINGS
 @given(pair=truth_and_forecast(forecast=unique_argmax_weights, truth=forecast_weights))
 def test_proper_against_forecasts_with_a_unique_argmax(name: str, pair) -> None:
-    """Any q, ties included, against forecasts p with a unique most probable class."""
+    """Any q, ties included, against forecasts p with a unique most probable class.
+
+    For PBS and PLL this is the strict statement: a forecast p != q loses by more than TOL.
+    """
     q, p = pair
     f = score_fn(name)
     assert expected(f, p, q) >= expected(f, q, q) - TOL
+    if name in ("pbs", "pll") and np.max(np.abs(p - q)) >= 1e-3 and q.max() > np.sort(q)[-2]:
+        assert expected(f, p, q) > expected(f, q, q) + TOL

@@ -96,7 +96,7 @@ def _readme_rule_table() -> dict[str, dict[str, object]]:
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         name, _formula, rng, *flags = cells
         name = name.strip("`")
-        rows[name] = {"range": rng, "flags": [f == "yes" for f in flags]}
+        rows[name] = {"range": rng, "flags": [f.rstrip("*") == "yes" for f in flags]}
     return rows
 
 

@@ -318,7 +318,8 @@ def brier(
     Notes
     -----
     Range [0, 2], 0 for a perfect prediction; lower is better. Strictly proper, not local,
-    not distance-sensitive (moving mass between wrong classes does not change it), not
+    not distance-sensitive (moving mass from a wrong class to one farther from the truth can
+    leave it unchanged, e.g. [0.5, 0.5, 0] and [0.5, 0, 0.5] for y = 0, or even lower it), not
     superior.
 
     Convention: the sum over classes, as in scikit-learn's multiclass ``brier_score_loss``
@@ -458,9 +459,15 @@ def pbs(
 
     Notes
     -----
-    Range [0, 2 + (K-1)/K], 0 for a perfect prediction; lower is better. Superior; strictly
-    proper when the true distribution has a unique most probable class; not local, not
-    distance-sensitive.
+    Range [0, 2 + (K-1)/K], 0 for a perfect prediction; lower is better. Superior; not local,
+    not distance-sensitive.
+
+    **Not proper as such, because ties are not penalized.** A forecast whose top classes tie
+    exactly never pays the penalty, so it can beat the honest forecast: for K = 2 and true
+    distribution q = [8/11, 3/11] the expected PBS of p = q is 0.533 but that of
+    p = [0.5, 0.5] is 0.5. Against forecasts with a unique most probable class the rule is
+    strictly proper (for every q), which the property-based tests verify; the registry
+    declares ``proper=False`` because the guarantee does not cover every forecast.
 
     Convention: Eq. 4 of the paper, the form its theorems are proved for. Conversions:
 
@@ -526,10 +533,16 @@ def pll(
 
     Notes
     -----
-    Range [0, inf], 0 for a perfect prediction; lower is better. Superior; strictly proper
-    when the true distribution has a unique most probable class; not local (the penalty looks
-    at the other classes), not distance-sensitive. Natural logarithm; a true class with
-    probability 0 gives +inf.
+    Range [0, inf], 0 for a perfect prediction; lower is better. Superior; not local (the
+    penalty looks at the other classes), not distance-sensitive. Natural logarithm; a true
+    class with probability 0 gives +inf.
+
+    **Not proper as such, because ties are not penalized.** A forecast whose top classes tie
+    exactly never pays the penalty, so it can beat the honest forecast: for K = 2 and true
+    distribution q = [8/11, 3/11] the expected PLL of p = q is 0.775 but that of
+    p = [0.5, 0.5] is ln 2 = 0.693. Against forecasts with a unique most probable class the rule is
+    strictly proper (for every q), which the property-based tests verify; the registry
+    declares ``proper=False`` because the guarantee does not cover every forecast.
 
     References
     ----------
@@ -570,8 +583,8 @@ for _func, _props, _range, _desc, _note in [
     (sa_rps, (_NO, _NO, _NO, _YES, _NO), (0, 1), "squared-absolute RPS (not proper)", ""),
     (brier, (_YES, _YES, _NO, _NO, _NO), (0, 2), "multiclass Brier score", ""),
     (log_loss, (_YES, _YES, _YES, _NO, _NO), (0, math.inf), "logarithmic loss", ""),
-    (pbs, (_YES, _YES, _NO, _NO, _YES), (0, 3), "Penalized Brier Score", "upper bound 2 + (K-1)/K"),
-    (pll, (_YES, _YES, _NO, _NO, _YES), (0, math.inf), "Penalized Logarithmic Loss", ""),
+    (pbs, (_NO, _NO, _NO, _NO, _YES), (0, 3), "Penalized Brier Score", "upper bound 2 + (K-1)/K"),
+    (pll, (_NO, _NO, _NO, _NO, _YES), (0, math.inf), "Penalized Logarithmic Loss", ""),
 ]:
     register(
         _func,
