@@ -14,8 +14,8 @@ cumulative    y <= k, for k = 1..K-1 (ordinal)    F_k = p_1 + ... + p_k
 
 The forecasts of an event are grouped into bins. With (frequency) weights w_i, bin b holds the
 weight W_b, the mean forecast f_b and the observed frequency o_b of the event. All binning goes
-through one private function (:func:`_bin_sums`); the expected calibration errors, the reliability
-diagram data and the score decompositions are reductions of the same binned sums.
+through one private function; the expected calibration errors, the reliability diagram data and
+the score decompositions are reductions of the same binned sums.
 
 * :func:`ece`, :func:`classwise_ece`, :func:`cumulative_ece`: sum_b (W_b / W) |o_b - f_b|,
   averaged over the events of the view.
@@ -28,7 +28,8 @@ diagram data and the score decompositions are reductions of the same binned sums
 Binning strategies (``n_bins`` = B bins):
 
 ``"uniform"``
-    Bin b = min(floor(f * B), B - 1) on [0, 1]; edges 0, 1/B, ..., 1.
+    Bin b = min(floor(f * B), B - 1) on [0, 1]; edges 0, 1/B, ..., 1. A forecast of exactly 1
+    (or a cumulative forecast a rounding error above it) goes to the last bin.
 ``"quantile"``
     Equal (weighted) mass. The inner edges are the weighted quantiles
     q_j = min{v : W(values <= v) >= j W / B}, j = 1..B-1, of the forecast values (rows of
@@ -226,18 +227,17 @@ def _bin_index(
     # quantile: inner edges at the weighted quantiles, bin = number of inner edges below v
     index = np.empty((n, e), dtype=np.int64)
     edges = np.empty((e, n_bins + 1))
-    order = np.argsort(f, axis=0, kind="stable")
-    sorted_f = np.take_along_axis(f, order, axis=0)
-    cum_w = np.cumsum(w[order], axis=0)
     positive = w > 0
     for j in range(e):  # loop over events
-        total = cum_w[-1, j]
-        targets = np.arange(1, n_bins) * total / n_bins
-        inner = sorted_f[np.searchsorted(cum_w[:, j], targets, side="left"), j]
-        index[:, j] = np.searchsorted(inner, f[:, j], side="left")
+        col = np.ascontiguousarray(f[:, j])
+        order = np.argsort(col, kind="stable")
+        cum_w = np.cumsum(w[order])
+        targets = np.arange(1, n_bins) * cum_w[-1] / n_bins
+        inner = col[order[np.searchsorted(cum_w, targets, side="left")]]
+        index[:, j] = np.searchsorted(inner, col, side="left")
         edges[j, 1:-1] = inner
-        edges[j, 0] = f[positive, j].min()
-        edges[j, -1] = f[positive, j].max()
+        edges[j, 0] = col[positive].min()
+        edges[j, -1] = col[positive].max()
     return index, edges, n_bins
 
 
@@ -490,8 +490,9 @@ def cumulative_ece(
     -----
     Range [0, 1], 0 for a perfectly calibrated prediction; lower is better. The calibration
     counterpart of the RPS, which is the mean Brier score of the same K - 1 events (see
-    :func:`rps_decomposition`). For K = 2 it is the binary ECE of p_1 for the event y = 1
-    (the first class). The per-threshold values are ``reliability(..., view="cumulative").ece``.
+    :func:`rps_decomposition`). For K = 2 it is the binary ECE of the first column p_1 for
+    the event "y is the first class". The per-threshold values are
+    ``reliability(..., view="cumulative").ece``.
 
     References
     ----------
@@ -1031,11 +1032,19 @@ def _check_reference_rows(R: np.ndarray, renormalize: bool, what: str) -> np.nda
     """Validate the reference probabilities (complete, in [0, 1], rows summing to 1)."""
     bad = ~np.isfinite(R).all(axis=1)
     if bad.any():
-        rows = np.flatnonzero(bad)
         raise ValueError(
             f"reference must be complete finite probabilities; {what} has NaN or infinite "
-            f"values in row(s) {rows[:5].tolist()}. Fill them in or drop those rows."
+            f"values in row(s) {np.flatnonzero(bad)[:5].tolist()}. Fill them in or drop those "
+            "rows."
         )
+    if renormalize:
+        sums = R.sum(axis=1)
+        if (R < 0).any() or (sums == 0).any():
+            raise ValueError(
+                f"reference must be non-negative with positive row sums to be renormalized; "
+                f"{what} has negative values or rows summing to 0."
+            )
+        R = R / sums[:, None]
     out = ((R < 0) | (R > 1)).any(axis=1)
     if out.any():
         raise ValueError(
@@ -1043,10 +1052,6 @@ def _check_reference_rows(R: np.ndarray, renormalize: bool, what: str) -> np.nda
             f"row(s) {np.flatnonzero(out)[:5].tolist()}."
         )
     sums = R.sum(axis=1)
-    if renormalize:
-        if (sums == 0).any():
-            raise ValueError(f"reference sums to 0 in {what}, which cannot be renormalized.")
-        return R / sums[:, None]
     tol = sum_tolerance(R.dtype, R.shape[1])
     off = np.abs(sums - 1.0) > tol
     if off.any():
@@ -1162,9 +1167,9 @@ def skill_score(
     -------
     float
         The skill score: 1 for a perfect prediction, 0 for no improvement on the reference,
-        negative when worse. NaN with an :class:`~ordmetrics._warnings.UndefinedMetricWarning`
-        when the reference scores 0 (or both scores are infinite); NaN under
-        ``nan_policy="propagate"`` with a missing value.
+        negative when worse. NaN with an ``UndefinedMetricWarning`` when the reference
+        scores 0 (or both scores are infinite); NaN under ``nan_policy="propagate"`` with a
+        missing value.
 
     Notes
     -----
@@ -1179,7 +1184,7 @@ def skill_score(
        relationships to the correlation coefficient. Monthly Weather Review 116(12),
        2417-2424.
     .. [2] Wilks, D. S. (2011). Statistical Methods in the Atmospheric Sciences, 3rd ed.,
-       Sections 8.1.4 and 8.4. Academic Press.
+       chapter 8 (forecast verification). Academic Press.
 
     Examples
     --------
