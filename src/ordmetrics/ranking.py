@@ -121,8 +121,7 @@ def _prepare_proba(
             raise
         msg = msg.replace(_RENORMALIZE_HINT, _RESCALE_HINT).replace("y_proba", "y_score")
         raise type(exc)(msg + _PROBA_NOTE) from None
-    P = prep.other
-    grade = P @ np.arange(P.shape[1], dtype=np.float64)
+    grade = _expected_grade(prep.other)
     return Prepared(prep.y_true, grade, prep.weight, prep.n_classes, prep.labels, prep.propagate)
 
 
@@ -175,8 +174,21 @@ def _dense_codes(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
 
 
 # --------------------------------------------------------------------------------------------
-# Compiled kernel
+# Compiled kernels
 # --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _expected_grade(P):
+    """sum_k k p_k of every row, summed over k in a fixed order (equal rows tie exactly)."""
+    n, k = P.shape
+    out = np.empty(n)
+    for i in range(n):
+        g = 0.0
+        for j in range(k):
+            g += j * np.float64(P[i, j])
+        out[i] = g
+    return out
 
 
 @njit(cache=True, nogil=True)
