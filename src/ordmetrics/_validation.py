@@ -101,7 +101,7 @@ def _squeeze_frame(x: Any, name: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def as_proba(y_proba: Any, *, renormalize: bool = False) -> np.ndarray:
+def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") -> np.ndarray:
     """Convert ``y_proba`` to a C-contiguous float array of shape ``(N, K)``.
 
     Value checks (range, NaN, row sums) are left to the kernels and :func:`find_problems`.
@@ -113,7 +113,7 @@ def as_proba(y_proba: Any, *, renormalize: bool = False) -> np.ndarray:
             arr = np.asarray(y_proba)
         except (ValueError, TypeError) as exc:
             raise TypeError(
-                f"y_proba must be a 2-D array of probabilities (n_samples, n_classes); "
+                f"{name} must be a 2-D array of probabilities (n_samples, n_classes); "
                 f"could not convert {_type_name(y_proba)} to an array ({exc})."
             ) from None
     if arr.dtype == object or arr.dtype.kind not in "fiub":
@@ -121,7 +121,7 @@ def as_proba(y_proba: Any, *, renormalize: bool = False) -> np.ndarray:
             arr = arr.astype(np.float64)
         except (ValueError, TypeError):
             raise TypeError(
-                f"y_proba must hold numbers; got values of dtype {arr.dtype} that are not "
+                f"{name} must hold numbers; got values of dtype {arr.dtype} that are not "
                 "numeric. Convert the probability columns to float first."
             ) from None
     if arr.ndim != 2:
@@ -131,38 +131,38 @@ def as_proba(y_proba: Any, *, renormalize: bool = False) -> np.ndarray:
             else ""
         )
         raise ValueError(
-            f"y_proba must be 2-D with shape (n_samples, n_classes); got a {arr.ndim}-D array "
+            f"{name} must be 2-D with shape (n_samples, n_classes); got a {arr.ndim}-D array "
             f"of shape {arr.shape}.{hint}"
         )
     n, k = arr.shape
     if k < 2:
         raise ValueError(
-            f"y_proba must have at least 2 columns (one per ordered class); got {k}. "
+            f"{name} must have at least 2 columns (one per ordered class); got {k}. "
             "An ordinal problem needs K >= 2 classes."
         )
     if n == 0:
-        raise ValueError("y_proba is empty (0 rows); there is nothing to score.")
+        raise ValueError(f"{name} is empty (0 rows); there is nothing to score.")
     if arr.dtype != np.float32:
         arr = arr.astype(np.float64, copy=False)
     arr = np.ascontiguousarray(arr)
     if renormalize:
-        arr = _renormalize(arr)
+        arr = _renormalize(arr, name)
     return arr
 
 
-def _renormalize(p: np.ndarray) -> np.ndarray:
+def _renormalize(p: np.ndarray, name: str) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         negative = (p < 0).any(axis=1)
     if negative.any():
         raise ValueError(
-            f"y_proba has negative values in {_fmt_rows(np.flatnonzero(negative))}; "
+            f"{name} has negative values in {_fmt_rows(np.flatnonzero(negative))}; "
             "renormalize=True only rescales rows of non-negative values."
         )
     s = p.sum(axis=1, keepdims=True, dtype=np.float64)
     zero = s[:, 0] == 0
     if zero.any():
         raise ValueError(
-            f"y_proba sums to 0 in {_fmt_rows(np.flatnonzero(zero))}, which cannot be renormalized."
+            f"{name} sums to 0 in {_fmt_rows(np.flatnonzero(zero))}, which cannot be renormalized."
         )
     with np.errstate(invalid="ignore"):
         return np.ascontiguousarray(p / s, dtype=p.dtype)
@@ -182,7 +182,9 @@ class Encoded:
     labels: tuple[Hashable, ...] | None
 
 
-def check_labels(labels: Any, n_classes: int | None) -> tuple[Hashable, ...]:
+def check_labels(
+    labels: Any, n_classes: int | None, proba_name: str = "y_proba"
+) -> tuple[Hashable, ...]:
     """Validate ``labels``: a sequence of distinct hashable values, one per column."""
     if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
         raise TypeError(
@@ -209,8 +211,8 @@ def check_labels(labels: Any, n_classes: int | None) -> tuple[Hashable, ...]:
         )
     if n_classes is not None and len(out) != n_classes:
         raise ValueError(
-            f"labels has {len(out)} entries but y_proba has {n_classes} columns; labels must "
-            "name every column of y_proba, in the same (ordinal) order."
+            f"labels has {len(out)} entries but {proba_name} has {n_classes} columns; labels "
+            f"must name every column of {proba_name}, in the same (ordinal) order."
         )
     if len(out) < 2:
         raise ValueError(f"labels must name at least 2 classes; got {list(out)!r}.")
@@ -272,7 +274,14 @@ def _object_missing(arr: np.ndarray) -> np.ndarray:
     return miss
 
 
-def encode_labels(y: Any, *, labels: Any, n_classes: int | None, name: str = "y_true") -> Encoded:
+def encode_labels(
+    y: Any,
+    *,
+    labels: Any,
+    n_classes: int | None,
+    name: str = "y_true",
+    proba_name: str = "y_proba",
+) -> Encoded:
     """Turn ``y`` into class indices ``0..n_classes-1`` (``-1`` where missing).
 
     Parameters
@@ -286,10 +295,12 @@ def encode_labels(y: Any, *, labels: Any, n_classes: int | None, name: str = "y_
         K, the number of columns of ``y_proba``; None when not known (hard labels).
     name : str
         Argument name used in error messages.
+    proba_name : str
+        Name of the probability matrix whose columns ``labels`` names, for messages.
     """
     y = _squeeze_frame(y, name)
     if labels is not None:
-        labels = check_labels(labels, n_classes)
+        labels = check_labels(labels, n_classes, proba_name)
 
     parts = _categorical_parts(y)
     if parts is not None:
@@ -301,8 +312,9 @@ def encode_labels(y: Any, *, labels: Any, n_classes: int | None, name: str = "y_
             if n_classes is not None and len(cats) != n_classes:
                 raise ValueError(
                     f"{name} is an ordered categorical with {len(cats)} categories "
-                    f"{_fmt_values(cats)} but y_proba has {n_classes} columns; the categories "
-                    "must match the columns of y_proba one to one (or pass labels=)."
+                    f"{_fmt_values(cats)} but {proba_name} has {n_classes} columns; the "
+                    f"categories must match the columns of {proba_name} one to one (or pass "
+                    "labels=)."
                 )
             out_labels: tuple[Hashable, ...] = tuple(cats)
             result = codes
@@ -550,6 +562,8 @@ def find_problems(
     y_missing: np.ndarray | None,
     nan_policy: str,
     labels: tuple[Hashable, ...] | None,
+    name: str = "y_proba",
+    renormalize_hint: bool = True,
 ) -> np.ndarray | None:
     """Raise for invalid values; return the mask of rows with missing values (or ``None``).
 
@@ -570,7 +584,7 @@ def find_problems(
     if missing.any() and nan_policy == "raise":
         parts = []
         if proba_nan.any():
-            parts.append(f"y_proba has NaN in {_fmt_rows(np.flatnonzero(proba_nan))}")
+            parts.append(f"{name} has NaN in {_fmt_rows(np.flatnonzero(proba_nan))}")
         if y_missing is not None and y_missing.any():
             parts.append(f"y_true is missing in {_fmt_rows(np.flatnonzero(y_missing))}")
         if w_nan is not None and w_nan.any():
@@ -584,7 +598,7 @@ def find_problems(
         inf_rows = np.isinf(proba).any(axis=1) & ok
         if inf_rows.any():
             raise ValueError(
-                f"y_proba has infinite values in {_fmt_rows(np.flatnonzero(inf_rows))}; "
+                f"{name} has infinite values in {_fmt_rows(np.flatnonzero(inf_rows))}; "
                 "probabilities must be finite numbers in [0, 1]."
             )
         out = ((proba < 0) | (proba > 1)).any(axis=1) & ok
@@ -592,7 +606,7 @@ def find_problems(
         rows = np.flatnonzero(out)
         r = rows[0]
         raise ValueError(
-            f"y_proba must lie in [0, 1]; values outside it in {_fmt_rows(rows)} (row {r}: "
+            f"{name} must lie in [0, 1]; values outside it in {_fmt_rows(rows)} (row {r}: "
             f"{proba[r].tolist()}). Are these logits or scores? Apply a softmax first; "
             "ordmetrics never clips silently."
         )
@@ -603,9 +617,14 @@ def find_problems(
         rows = np.flatnonzero(off)
         r = rows[0]
         raise ValueError(
-            f"rows of y_proba must sum to 1 (tolerance {tol:g}); they do not in "
-            f"{_fmt_rows(rows)} (row {r} sums to {sums[r]:.10g}). Pass renormalize=True to "
-            "rescale each row to sum 1."
+            f"rows of {name} must sum to 1 (tolerance {tol:g}); they do not in "
+            f"{_fmt_rows(rows)} (row {r} sums to {sums[r]:.10g}). "
+            + (
+                "Pass renormalize=True to rescale each row to sum 1."
+                if renormalize_hint
+                else f"Rescale each row to sum 1 first, e.g. {name} / "
+                f"{name}.sum(axis=1, keepdims=True)."
+            )
         )
     yy = y[ok] if y_missing is not None or missing.any() else y
     bad_y = (yy < 0) | (yy >= k)
@@ -614,7 +633,7 @@ def find_problems(
         vals = list(dict.fromkeys(y[rows].tolist()))
         if labels is None:
             raise ValueError(
-                f"y_true must hold class indices 0..{k - 1} (y_proba has {k} columns); got "
+                f"y_true must hold class indices 0..{k - 1} ({name} has {k} columns); got "
                 f"{_fmt_values(vals)} in {_fmt_rows(rows)}. If your classes are numbered "
                 "differently (e.g. from 1), pass labels=[...] with the class of each column."
             )
@@ -749,6 +768,18 @@ def _finish(
     return Prepared(y, other, w, n_classes, labels, propagate)
 
 
+def check_non_negative_codes(codes: np.ndarray, name: str, keep: np.ndarray | None) -> None:
+    """Integer classes without ``labels`` must be 0, 1, 2, ... (rows counted before ``keep``)."""
+    if codes.size and codes.min() < 0:
+        bad = np.flatnonzero(codes < 0)
+        rows = bad if keep is None else np.flatnonzero(keep)[bad]
+        raise ValueError(
+            f"{name} must hold class indices 0, 1, 2, ...; got negative values "
+            f"{_fmt_values(sorted(set(codes[bad].tolist())))} in {_fmt_rows(rows)}. Pass "
+            "labels=[...] to name the classes in ordinal order."
+        )
+
+
 def prepare_hard(
     y_true: Any,
     y_pred: Any,
@@ -792,14 +823,8 @@ def prepare_hard(
     if lab is not None:
         k = len(lab)
     else:
-        for name, c in (("y_true", ytc), (pred_name, ypc)):
-            if c.size and c.min() < 0:
-                rows = np.flatnonzero(c < 0)
-                raise ValueError(
-                    f"{name} must hold class indices 0, 1, 2, ...; got negative values "
-                    f"{_fmt_values(sorted(set(c[rows].tolist())))} in {_fmt_rows(rows)}. Pass "
-                    "labels=[...] to name the classes in ordinal order."
-                )
+        check_non_negative_codes(ytc, "y_true", keep)
+        check_non_negative_codes(ypc, pred_name, keep)
         k = int(max(ytc.max(initial=0), ypc.max(initial=0))) + 1
         k = max(k, 2)
     return _finish(yt.codes, yp.codes, w, keep, propagate, k, lab)
@@ -813,16 +838,29 @@ def prepare_proba(
     sample_weight: Any,
     nan_policy: str,
     renormalize: bool = False,
+    name: str = "y_proba",
+    renormalize_hint: bool = True,
 ) -> Prepared:
-    """Validate truth and a probability matrix completely (``other`` is the float matrix)."""
+    """Validate truth and a probability matrix completely (``other`` is the float matrix).
+
+    ``name`` is the argument name used in messages; ``renormalize_hint`` says whether the
+    caller offers ``renormalize=True``.
+    """
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
-    P = as_proba(y_proba, renormalize=renormalize)
+    P = as_proba(y_proba, renormalize=renormalize, name=name)
     n, k = P.shape
-    enc = encode_labels(y_true, labels=labels, n_classes=k)
-    check_lengths(enc.codes.size, n)
+    enc = encode_labels(y_true, labels=labels, n_classes=k, proba_name=name)
+    check_lengths(enc.codes.size, n, name)
     w = as_weights(sample_weight, n)
     missing = find_problems(
-        enc.codes, P, w, y_missing=enc.missing, nan_policy=nan_policy, labels=enc.labels
+        enc.codes,
+        P,
+        w,
+        y_missing=enc.missing,
+        nan_policy=nan_policy,
+        labels=enc.labels,
+        name=name,
+        renormalize_hint=renormalize_hint,
     )
     keep = None if missing is None else ~missing
     propagate = missing is not None and nan_policy == "propagate"
@@ -853,3 +891,34 @@ def as_scores(y_score: Any, name: str = "y_score") -> np.ndarray:
         rows = np.flatnonzero(np.isinf(arr))
         raise ValueError(f"{name} must be finite; got infinite values in {_fmt_rows(rows)}.")
     return arr
+
+
+def prepare_scores(
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any,
+    sample_weight: Any,
+    nan_policy: str,
+    name: str = "y_score",
+) -> Prepared:
+    """Validate ordinal truth and a 1-D score with the nan_policy applied (K not needed)."""
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    s = as_scores(y_score, name)
+    enc = encode_labels(y_true, labels=labels, n_classes=None, name="y_true")
+    check_lengths(enc.codes.size, s.size, name)
+    w, w_nan = _weights_and_missing(sample_weight, s.size)
+    s_nan = np.isnan(s)
+    s_nan = s_nan if s_nan.any() else None
+    keep, propagate = _apply_missing(
+        _or(enc.missing, s_nan, w_nan),
+        {"y_true": enc.missing, name: s_nan, "sample_weight": w_nan},
+        nan_policy,
+    )
+    codes = enc.codes if keep is None else enc.codes[keep]
+    if enc.labels is not None:
+        k = len(enc.labels)
+    else:
+        check_non_negative_codes(codes, "y_true", keep)
+        k = int(codes.max(initial=0)) + 1
+    return _finish(enc.codes, s, w, keep, propagate, k, enc.labels)

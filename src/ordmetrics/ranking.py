@@ -38,19 +38,11 @@ from ._registry import register
 from ._validation import (
     NAN_POLICIES,
     Prepared,
-    _apply_missing,
-    _finish,
-    _fmt_rows,
-    _fmt_values,
     _is_pandas,
     _is_polars,
-    _or,
-    _weights_and_missing,
-    as_scores,
-    check_lengths,
     check_option,
-    encode_labels,
     prepare_proba,
+    prepare_scores,
 )
 from ._warnings import warn_undefined
 
@@ -79,10 +71,6 @@ _PARAMS = """\
 _PROBA_NOTE = (
     " (A 2-D y_score is read as class probabilities, one column per class in ordinal order, "
     "and ranked by its expected grade sum_k k p_k; pass a 1-D array to rank by another score.)"
-)
-_RENORMALIZE_HINT = "Pass renormalize=True to rescale each row to sum 1."
-_RESCALE_HINT = (
-    "Rescale each row to sum 1 first, e.g. y_score / y_score.sum(axis=1, keepdims=True)."
 )
 
 
@@ -113,47 +101,18 @@ def _prepare_proba(
     """A probability matrix, validated like the scoring rules, reduced to its expected grade."""
     try:
         prep = prepare_proba(
-            y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
+            y_true,
+            y_score,
+            labels=labels,
+            sample_weight=sample_weight,
+            nan_policy=nan_policy,
+            name="y_score",
+            renormalize_hint=False,
         )
     except (ValueError, TypeError) as exc:
-        msg = str(exc)
-        if "y_proba" not in msg:
-            raise
-        msg = msg.replace(_RENORMALIZE_HINT, _RESCALE_HINT).replace("y_proba", "y_score")
-        raise type(exc)(msg + _PROBA_NOTE) from None
+        raise type(exc)(str(exc) + _PROBA_NOTE) from None
     grade = _expected_grade(prep.other)
     return Prepared(prep.y_true, grade, prep.weight, prep.n_classes, prep.labels, prep.propagate)
-
-
-def _prepare_scores(
-    y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
-) -> Prepared:
-    """A 1-D score and ordinal truth (K not needed) with the nan_policy applied."""
-    s = as_scores(y_score, "y_score")
-    enc = encode_labels(y_true, labels=labels, n_classes=None, name="y_true")
-    check_lengths(enc.codes.size, s.size, "y_score")
-    w, w_nan = _weights_and_missing(sample_weight, s.size)
-    s_nan = np.isnan(s)
-    s_nan = s_nan if s_nan.any() else None
-    keep, propagate = _apply_missing(
-        _or(enc.missing, s_nan, w_nan),
-        {"y_true": enc.missing, "y_score": s_nan, "sample_weight": w_nan},
-        nan_policy,
-    )
-    codes = enc.codes if keep is None else enc.codes[keep]
-    if enc.labels is None and codes.size and codes.min() < 0:
-        bad = np.flatnonzero(codes < 0)
-        rows = bad if keep is None else np.flatnonzero(keep)[bad]
-        raise ValueError(
-            f"y_true must hold class indices 0, 1, 2, ...; got negative values "
-            f"{_fmt_values(sorted(set(codes[bad].tolist())))} in {_fmt_rows(rows)}. Pass "
-            "labels=[...] to name the classes in ordinal order."
-        )
-    if enc.labels is not None:
-        k = len(enc.labels)
-    else:
-        k = int(codes.max(initial=0)) + 1
-    return _finish(enc.codes, s, w, keep, propagate, k, enc.labels)
 
 
 def _prepare(
@@ -162,7 +121,9 @@ def _prepare(
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if _is_matrix(y_score):
         return _prepare_proba(y_true, y_score, labels, sample_weight, nan_policy)
-    return _prepare_scores(y_true, y_score, labels, sample_weight, nan_policy)
+    return prepare_scores(
+        y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
+    )
 
 
 def _dense_codes(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
