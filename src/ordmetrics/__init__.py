@@ -1,5 +1,8 @@
 """ordmetrics: evaluation metrics for probabilistic ordinal classifiers.
 
+Decisions and hard-label agreement: :func:`decide`, :func:`confusion_matrix`, :func:`kappa`,
+:func:`qwk`, :func:`expected_cost`, :func:`mae`, :func:`amae`, :func:`mmae`, :func:`accuracy`,
+:func:`within_k_accuracy`, :func:`macro_f1`.
 Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :func:`log_loss`,
 :func:`pbs`, :func:`pll`. Ranking metrics (higher is better): :func:`c_index`, :func:`spearman`,
 :func:`kendall_tau`. Calibration: :func:`ece`, :func:`classwise_ece`, :func:`cumulative_ece`,
@@ -11,6 +14,18 @@ Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :fu
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
 from ._registry import MetricSpec, get_metric, list_metrics
 from ._warnings import UndefinedMetricWarning
+from .agreement import (
+    accuracy,
+    amae,
+    confusion_matrix,
+    expected_cost,
+    kappa,
+    macro_f1,
+    mae,
+    mmae,
+    qwk,
+    within_k_accuracy,
+)
 from .calibration import (
     ReliabilityDiagram,
     ScoreDecomposition,
@@ -22,6 +37,7 @@ from .calibration import (
     rps_decomposition,
     skill_score,
 )
+from .decisions import decide
 from .ranking import c_index, kendall_tau, spearman
 from .scoring import brier, log_loss, pbs, pll, rps, sa_rps
 
@@ -33,22 +49,33 @@ __all__ = [
     "ScoreDecomposition",
     "UndefinedMetricWarning",
     "__version__",
+    "accuracy",
+    "amae",
     "brier",
     "brier_decomposition",
     "c_index",
     "classwise_ece",
+    "confusion_matrix",
     "cumulative_ece",
+    "decide",
     "ece",
+    "expected_cost",
     "get_metric",
+    "kappa",
     "kendall_tau",
     "list_metrics",
     "log_loss",
+    "macro_f1",
+    "mae",
+    "mmae",
     "pbs",
     "pll",
+    "qwk",
     "reliability",
     "rps",
     "rps_decomposition",
     "sa_rps",
     "skill_score",
     "spearman",
+    "within_k_accuracy",
 ]

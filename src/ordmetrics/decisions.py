@@ -29,6 +29,7 @@ from ._validation import (
     check_labels,
     check_option,
     find_problems,
+    sum_tolerance,
 )
 
 __all__ = ["decide"]
@@ -45,11 +46,12 @@ def decision_tolerance(dtype: np.dtype, n_classes: int) -> float:
     """1e-12 for float64 input, widened to ``4 K eps`` for float32 input.
 
     A row that sums to 1 in decimal sums to 1 only up to rounding in binary floating point:
-    ``[0.3, 0.2, 0.5]`` has F_1 = 0.5 in decimal but ``0.3 + 0.2 = 0.49999999999999994`` in
-    float64. Without a tolerance the median of that row would be class 2 instead of class 1.
-    The rounding error of a cumulative sum of K float64 values is at most about K * 1.1e-16,
-    far below 1e-12 for any practical K, and a genuine probability within 1e-12 of a
-    decision boundary carries no information about which side it is on.
+    ``[0.03, 0.29, 0.18, 0.5]`` has F_2 = 0.5 in decimal but ``0.03 + 0.29 + 0.18 =
+    0.49999999999999994`` in float64, so without a tolerance its median would be class 3
+    instead of class 2. (Two decimal terms are not enough to show it: ``0.3 + 0.2`` rounds to
+    exactly 0.5.) The rounding error of a cumulative sum of K float64 values is at most about
+    K * 1.1e-16, far below 1e-12 for any practical K, and a genuine probability within 1e-12
+    of a decision boundary carries no information about which side it is on.
     """
     return max(DECISION_TOLERANCE, 4.0 * n_classes * float(np.finfo(dtype).eps))
 
@@ -87,11 +89,15 @@ def check_matrix(
     name: str,
     options: tuple[str, ...],
     what: str,
+    classes_from: str,
+    negative_hint: str = "",
 ) -> np.ndarray:
-    """Validate a user K x K matrix of non-negative finite numbers (rows: true class).
+    """Validate a K x K matrix of non-negative finite numbers (rows: true class), or a name.
 
-    Strings must be in ``options`` (checked by :func:`~ordmetrics._validation.check_option`);
-    anything else must convert to a float array of shape ``(K, K)``.
+    Strings must be in ``options`` (checked by :func:`~ordmetrics._validation.check_option`)
+    and give :func:`builtin_matrix`; anything else must convert to a float array of shape
+    ``(K, K)``. ``what`` says what an entry means, ``classes_from`` where K comes from, and
+    ``negative_hint`` how to avoid negative entries; all three go into the messages.
     """
     allowed = ", ".join(repr(o) for o in options)
     if isinstance(value, str):
@@ -106,19 +112,19 @@ def check_matrix(
     if m.shape != (n_classes, n_classes):
         raise ValueError(
             f"{name} must be a {n_classes} x {n_classes} matrix, one row and one column per "
-            f"class ({what}); got shape {m.shape}. The label set has {n_classes} classes; pass "
-            f"labels= to fix it, or one of {allowed}."
+            f"class ({what}); got shape {m.shape}. There are {n_classes} classes "
+            f"({classes_from})."
         )
     bad = ~np.isfinite(m)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{name} must hold finite numbers; got {m[i, j]!r} at [{i}, {j}].")
+        raise ValueError(f"{name} must hold finite numbers; got {float(m[i, j])!r} at [{i}, {j}].")
     neg = m < 0
     if neg.any():
         i, j = np.argwhere(neg)[0]
         raise ValueError(
-            f"{name} must be non-negative ({what}); got {m[i, j]!r} at [{i}, {j}]. Adding a "
-            "constant to every entry makes it non-negative without changing any decision."
+            f"{name} must be non-negative ({what}); got {float(m[i, j])!r} at [{i}, {j}]."
+            + (f" {negative_hint}" if negative_hint else "")
         )
     return m
 
@@ -126,6 +132,31 @@ def check_matrix(
 # --------------------------------------------------------------------------------------------
 # Decisions
 # --------------------------------------------------------------------------------------------
+
+
+def _check_proba(P: np.ndarray) -> None:
+    """Raise for NaN, values outside [0, 1] or rows not summing to 1 (the scoring rules' rules).
+
+    A cheap screen (minimum, maximum, row sums) passes valid input; only when it fails does
+    :func:`~ordmetrics._validation.find_problems` look at the rows again to explain.
+    """
+    n, k = P.shape
+    ones = np.ones(k, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        if P.min() >= 0 and P.max() <= 1:
+            sums = P @ ones
+            tol = sum_tolerance(P.dtype, k)
+            if sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol:
+                return
+    nan_rows = np.isnan(P).any(axis=1)
+    if nan_rows.any():
+        raise ValueError(
+            f"y_proba has NaN in {_fmt_rows(np.flatnonzero(nan_rows))}; a decision needs a "
+            "complete probability row. Drop those rows first (e.g. P[~np.isnan(P).any(axis=1)])."
+        )
+    find_problems(
+        np.zeros(n, dtype=np.int64), P, None, y_missing=None, nan_policy="raise", labels=None
+    )
 
 
 def _kind(value: Any) -> str:
@@ -207,11 +238,13 @@ def decide(
     -----
     Rows are used as given (not rescaled unless ``renormalize=True``). The comparisons are
     made with a tolerance of 1e-12 (float64 input; 4 K eps for float32 input), because rows
-    sum to 1 only up to rounding: ``[0.3, 0.2, 0.5]`` has F_1 = 0.5 in decimal but
-    0.49999999999999994 in float64, and its median is class 1 (as for the decimal row), not
-    class 2. The same tolerance decides the halves of ``"expected"`` (scaled by K - 1, the
-    largest expected grade) and the ties of ``"min_cost"`` (scaled by the largest cost):
-    a class whose expected cost is within it of the minimum counts as tied.
+    sum to 1 only up to rounding: ``[0.03, 0.29, 0.18, 0.5]`` has F_2 = 0.5 in decimal but
+    0.49999999999999994 in float64, and its median is class 2 (as for the decimal row), not
+    class 3. The same tolerance decides the halves of ``"expected"`` (scaled by K - 1, the
+    largest expected grade: ``[0.15, 0.35, 0.35, 0.15]`` has expected grade 1.5 in decimal,
+    which float64 arithmetic may give as 1.4999999999999998 depending on the order of the
+    sums, and the decision is class 2) and the ties of ``"min_cost"`` (scaled by the
+    largest cost): a class whose expected cost is within it of the minimum counts as tied.
 
     Facts worth knowing: under absolute cost the expected cost of class k + 1 minus that of
     class k is 2 F_k - 1, so ``min_cost`` with ``"absolute"`` gives the ``median`` decision.
@@ -241,6 +274,8 @@ def decide(
     [1, 1, 1]
     >>> decide(p, labels=["mild", "moderate", "severe"]).tolist()
     ['severe', 'severe', 'moderate']
+    >>> decide([[0.03, 0.29, 0.18, 0.5]], "median").tolist()  # F_2 = 0.5 up to rounding
+    [2]
     """
     check_option(rule, "rule", RULES)
     if costs is not None and rule != "min_cost":
@@ -251,15 +286,7 @@ def decide(
     P = as_proba(y_proba, renormalize=renormalize)
     n, k = P.shape
     lab = None if labels is None else check_labels(labels, k)
-    nan_rows = np.isnan(P).any(axis=1)
-    if nan_rows.any():
-        raise ValueError(
-            f"y_proba has NaN in {_fmt_rows(np.flatnonzero(nan_rows))}; a decision needs a "
-            "complete probability row. Drop those rows first (e.g. P[~np.isnan(P).any(axis=1)])."
-        )
-    find_problems(
-        np.zeros(n, dtype=np.int64), P, None, y_missing=None, nan_policy="raise", labels=None
-    )
+    _check_proba(P)
     C = None
     if rule == "min_cost":
         C = check_matrix(
@@ -268,23 +295,35 @@ def decide(
             name="costs",
             options=COSTS,
             what="C[true, predicted]",
+            classes_from="the columns of y_proba",
+            negative_hint="Adding one constant to every entry makes it non-negative and changes "
+            "no decision.",
         )
 
     tol = decision_tolerance(P.dtype, k)
     if rule == "argmax":
-        idx = np.argmax(P, axis=1)
+        idx = np.argmax(P, axis=1).astype(np.int64, copy=False)
     elif rule == "median":
-        F = np.cumsum(P, axis=1, dtype=np.float64)
-        idx = np.argmax(F >= 0.5 - tol, axis=1)
+        # F_k is non-decreasing in k, so the smallest k with F_k >= 1/2 is the number of
+        # k < K-1 with F_k < 1/2 (F_{K-1} is the row sum, always >= 1/2).
+        threshold = 0.5 - tol
+        F = P[:, 0].astype(np.float64)
+        idx = (F < threshold).astype(np.int64)
+        for j in range(1, k - 1):
+            F += P[:, j]
+            idx += F < threshold
     elif rule == "expected":
         grade = P @ np.arange(k, dtype=np.float64)
-        idx = np.floor(grade + (0.5 + tol * (k - 1)))
+        idx = np.floor(grade + (0.5 + tol * (k - 1))).astype(np.int64)
     else:
         assert C is not None
-        expected_cost = P @ C
-        best = expected_cost.min(axis=1, keepdims=True)
-        idx = np.argmax(expected_cost <= best + tol * float(C.max()), axis=1)
-    idx = idx.astype(np.int64, copy=False)
+        # expected cost of each class as a (K, N) array: row j is the expected cost of class j
+        cost = C.T @ P.T
+        limit = cost.min(axis=0)
+        limit += tol * float(C.max())
+        idx = np.full(n, k - 1, dtype=np.int64)
+        for j in range(k - 2, -1, -1):  # the lowest class within the tolerance wins
+            idx[cost[j] <= limit] = j
     if lab is None:
         return idx
     return _label_array(lab)[idx]

@@ -1,0 +1,822 @@
+"""Agreement between true and predicted classes: kappa, expected cost, MAE family, accuracy, F1.
+
+Every metric here is computed from one weighted confusion matrix over the full label set,
+built in a single pass over the rows. With ``labels=None`` the label set is
+``0..max(y_true, y_pred)``, so classes absent from the data still count (they matter for the
+weights of kappa and for the class-averaged metrics):
+
+================== ============================================= ========== ===========
+metric             definition (O: confusion proportions)         range      best
+================== ============================================= ========== ===========
+kappa              1 - sum(W O) / sum(W E), E = outer(r, c)      [-1, 1]    1 (max)
+qwk                kappa with W = (i-j)^2 / (K-1)^2              [-1, 1]    1 (max)
+expected_cost      sum(C O)                                      [0, inf)   0 (min)
+mae                sum(|i-j| O)                                  [0, K-1]   0 (min)
+amae               mean over true classes of the per-class MAE   [0, K-1]   0 (min)
+mmae               max over true classes of the per-class MAE    [0, K-1]   0 (min)
+accuracy           sum_i O_ii                                    [0, 1]     1 (max)
+within_k_accuracy  sum of O_ij with |i-j| <= k                   [0, 1]     1 (max)
+macro_f1           mean over present classes of 2 O_ii/(r_i+c_i) [0, 1]     1 (max)
+================== ============================================= ========== ===========
+
+r and c are the row (true) and column (predicted) marginals of O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._registry import register
+from ._validation import Prepared, check_option, prepare_hard
+from ._warnings import warn_undefined
+from .decisions import COSTS, builtin_matrix, check_matrix
+
+__all__ = [
+    "accuracy",
+    "amae",
+    "confusion_matrix",
+    "expected_cost",
+    "kappa",
+    "macro_f1",
+    "mae",
+    "mmae",
+    "qwk",
+    "within_k_accuracy",
+]
+
+KAPPA_WEIGHTS = ("linear", "quadratic")
+NORMALIZE = ("true", "pred", "all")
+
+#: Without ``labels``, the label set 0..max(y_true, y_pred) may not exceed this many classes:
+#: a larger one means the inputs are not class indices (the K x K table would be huge).
+MAX_IMPLIED_CLASSES = 4096
+
+_PARAMS = """\
+    y_true : array-like of shape (n_samples,)
+        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
+        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
+        Lists, NumPy arrays and pandas/polars Series (or one-column frames) are accepted.
+    y_pred : array-like of shape (n_samples,)
+        Predicted classes, in the same form as ``y_true``. A predicted label outside the label
+        set is an error, like a true one.
+    labels : sequence, optional
+        The class labels in ordinal order. Without it the classes are the integers
+        ``0..max(y_true, y_pred)``, including those absent from the data. String labels are
+        never sorted: without ``labels`` they are an error.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative frequency weights: integer weights give exactly the result of repeating
+        rows, and the result does not change when all weights are scaled by one factor.
+    nan_policy : {"raise", "omit", "propagate"}, default "raise"
+        Missing values (in ``y_true``, ``y_pred`` or ``sample_weight``): raise an error, drop
+        those rows, or return NaN."""
+
+
+def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
+    func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
+    return func
+
+
+# --------------------------------------------------------------------------------------------
+# The one confusion matrix every metric reads
+# --------------------------------------------------------------------------------------------
+
+
+def _prepare(
+    y_true: Any, y_pred: Any, labels: Any, sample_weight: Any, nan_policy: str
+) -> Prepared:
+    prep = prepare_hard(
+        y_true, y_pred, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
+    )
+    k = prep.n_classes
+    if prep.labels is None and k > MAX_IMPLIED_CLASSES:
+        raise ValueError(
+            f"without labels=, the classes are the integers 0..max(y_true, y_pred), here "
+            f"0..{k - 1} ({k} classes, more than {MAX_IMPLIED_CLASSES}); these do not look like "
+            "class indices. Pass labels=[...] listing the classes in ordinal order."
+        )
+    return prep
+
+
+def _counts(prep: Prepared) -> np.ndarray:
+    """Weighted K x K counts (rows: true class, columns: predicted class), float64."""
+    k = prep.n_classes
+    flat = np.bincount(prep.y_true * k + prep.other, weights=prep.weight, minlength=k * k)
+    return flat.reshape(k, k).astype(np.float64, copy=False)
+
+
+_CLASSES_FROM = "labels=, or 0..max(y_true, y_pred) without it"
+
+
+def _kappa_weights(weights: Any, k: int) -> np.ndarray:
+    if weights is None:
+        return builtin_matrix("zero_one", k)
+    return check_matrix(
+        weights,
+        k,
+        name="weights",
+        options=KAPPA_WEIGHTS,
+        what="disagreement weight W[true, predicted], or None for unweighted kappa",
+        classes_from=_CLASSES_FROM,
+    )
+
+
+def _cost_matrix(costs: Any, k: int) -> np.ndarray:
+    return check_matrix(
+        costs,
+        k,
+        name="costs",
+        options=COSTS,
+        what="cost C[true, predicted]",
+        classes_from=_CLASSES_FROM,
+    )
+
+
+def _kappa_from(M: np.ndarray, W: np.ndarray) -> float | None:
+    """1 - sum(W O) / sum(W E) from the counts M (O = M / n), or None when sum(W E) = 0.
+
+    With n the total, sum(W O) / sum(W E) = n sum(W M) / sum(W outer(rows of M, cols of M)).
+    """
+    chance = float((W * np.outer(M.sum(axis=1), M.sum(axis=0))).sum())
+    if chance == 0.0:
+        return None
+    return 1.0 - float((W * M).sum()) * float(M.sum()) / chance
+
+
+def _per_class_mae(M: np.ndarray) -> np.ndarray:
+    """MAE of each class present in y_true (rows of M with positive total), in class order."""
+    dist = builtin_matrix("absolute", M.shape[0])
+    r = M.sum(axis=1)
+    present = r > 0
+    return (dist * M).sum(axis=1)[present] / r[present]
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------------
+
+
+@_doc
+def confusion_matrix(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+    normalize: str | None = None,
+) -> np.ndarray:
+    r"""Weighted confusion matrix over the full label set (rows: true, columns: predicted).
+
+    .. math::
+
+        M_{ij} = \sum_n w_n \, 1\{y_n = i,\ \hat y_n = j\}
+
+    Parameters
+    ----------
+    {params}
+    normalize : {"true", "pred", "all"}, optional
+        ``None``: the (weighted) counts. ``"true"``: each row divided by its sum (the
+        distribution of predictions for each true class). ``"pred"``: each column divided by
+        its sum. ``"all"``: divided by the total (the proportions O of the metrics).
+
+    Returns
+    -------
+    ndarray of shape (K, K)
+        ``int64`` counts when there are no weights and no normalisation, ``float64``
+        otherwise. Under ``nan_policy="propagate"`` with a missing value, all NaN.
+
+    Notes
+    -----
+    With ``normalize="true"`` the row of a class absent from ``y_true`` is 0/0: it is NaN,
+    with an :class:`~ordmetrics.UndefinedMetricWarning` (scikit-learn writes 0 there);
+    likewise the column of a class never predicted with ``normalize="pred"``.
+
+    References
+    ----------
+    .. [1] Stehman, S. V. (1997). Selecting and interpreting measures of thematic
+       classification accuracy. Remote Sensing of Environment 62(1), 77-89.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import confusion_matrix
+    >>> confusion_matrix([0, 1, 3, 3], [0, 2, 3, 1])
+    array([[1, 0, 0, 0],
+           [0, 0, 1, 0],
+           [0, 0, 0, 0],
+           [0, 1, 0, 1]])
+    """
+    if normalize is not None:
+        check_option(normalize, "normalize", NORMALIZE)
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    k = prep.n_classes
+    if prep.propagate:
+        return np.full((k, k), np.nan)
+    if prep.weight is None and normalize is None:
+        flat = np.bincount(prep.y_true * k + prep.other, minlength=k * k)
+        return flat.reshape(k, k).astype(np.int64, copy=False)
+    counts = _counts(prep)
+    if normalize is None:
+        return counts
+    if normalize == "all":
+        return counts / counts.sum()
+    axis = 1 if normalize == "true" else 0
+    totals = counts.sum(axis=axis, keepdims=True)
+    empty = np.flatnonzero(totals == 0)
+    if empty.size:
+        side = "y_true" if normalize == "true" else "y_pred"
+        what = "rows" if normalize == "true" else "columns"
+        warn_undefined(
+            f"confusion_matrix(normalize={normalize!r})",
+            f"classes {empty.tolist()} (positions) do not occur in {side}, so their {what} "
+            "are 0/0; those entries are NaN",
+        )
+    with np.errstate(invalid="ignore"):
+        return counts / totals
+
+
+@_doc
+def kappa(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+    weights: Any = None,
+) -> float:
+    r"""Cohen's kappa, unweighted or weighted, over the full label set.
+
+    .. math::
+
+        \kappa = 1 - \frac{\sum_{ij} W_{ij} O_{ij}}{\sum_{ij} W_{ij} E_{ij}},
+        \qquad E_{ij} = r_i c_j
+
+    O is the weighted confusion matrix as proportions, r and c its row (true) and column
+    (predicted) marginals, so E is the table expected by chance; W is a disagreement weight
+    matrix with zero diagonal.
+
+    Parameters
+    ----------
+    {params}
+    weights : {None, "linear", "quadratic"} or array-like of shape (K, K), default None
+        ``None``: unweighted kappa (W = 1 off the diagonal). ``"linear"``:
+        W = |i-j|/(K-1). ``"quadratic"``: W = (i-j)^2/(K-1)^2 (see :func:`qwk`). A matrix:
+        finite non-negative disagreements W[true, predicted], normally with zero diagonal;
+        its scale does not matter.
+
+    Returns
+    -------
+    float
+        Kappa; NaN (with an :class:`~ordmetrics.UndefinedMetricWarning`) when
+        sum(W E) = 0, e.g. when y_true and y_pred hold one and the same class throughout.
+
+    Notes
+    -----
+    Range [-1, 1] for the built-in weights (the lower bound can be exceeded with a user
+    matrix); higher is better; 1 is perfect agreement, 0 the agreement expected by chance.
+
+    The label set is the full one given by ``labels`` (or 0..max(y_true, y_pred)),
+    including classes absent from the data. scikit-learn's ``cohen_kappa_score`` builds the
+    weights on the positions of the observed labels only unless ``labels=`` is passed, so
+    the two differ for linear or quadratic weights when a class in the middle is absent.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+       Psychological Measurement 20(1), 37-46.
+    .. [2] Cohen, J. (1968). Weighted kappa: Nominal scale agreement with provision for
+       scaled disagreement or partial credit. Psychological Bulletin 70(4), 213-220.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import kappa
+    >>> round(kappa([0, 1, 2, 2], [0, 2, 2, 1]), 6)
+    0.2
+    >>> round(kappa([0, 1, 2, 2], [0, 2, 2, 1], weights="linear"), 6)
+    0.428571
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    W = _kappa_weights(weights, prep.n_classes)
+    if prep.propagate:
+        return math.nan
+    value = _kappa_from(_counts(prep), W)
+    if value is None:
+        warn_undefined(
+            "kappa",
+            "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and the "
+            "same class throughout)",
+        )
+        return math.nan
+    return value
+
+
+@_doc
+def qwk(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Quadratic weighted kappa (QWK) over the full label set.
+
+    .. math::
+
+        \mathrm{QWK} = 1 - \frac{\sum_{ij} (i-j)^2 O_{ij}}{\sum_{ij} (i-j)^2 r_i c_j}
+
+    The weighted kappa of :func:`kappa` with ``weights="quadratic"``: O the weighted
+    confusion proportions, r and c its row (true) and column (predicted) marginals.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        QWK; NaN (with an :class:`~ordmetrics.UndefinedMetricWarning`) when the chance
+        disagreement is 0, e.g. when y_true and y_pred hold one and the same class.
+
+    Notes
+    -----
+    Range [-1, 1]; higher is better; 1 is perfect agreement, 0 chance agreement.
+
+    Computed over the full label set: ``qwk([0, 2, 5], [0, 5, 5])`` uses the six classes
+    0..5, as scikit-learn's ``cohen_kappa_score(..., weights="quadratic",
+    labels=range(6))`` does; without ``labels=`` scikit-learn weights by the positions of
+    the observed labels 0, 2, 5 (as if they were 0, 1, 2) and reports another number.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1968). Weighted kappa: Nominal scale agreement with provision for
+       scaled disagreement or partial credit. Psychological Bulletin 70(4), 213-220.
+    .. [2] Galdran, A. Performance Metrics for Probabilistic Ordinal Classifiers. MICCAI 2023.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import qwk
+    >>> round(qwk([0, 2, 5], [0, 5, 5]), 6)  # 70/97 over the six classes 0..5
+    0.721649
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    W = _kappa_weights("quadratic", prep.n_classes)
+    if prep.propagate:
+        return math.nan
+    value = _kappa_from(_counts(prep), W)
+    if value is None:
+        warn_undefined(
+            "qwk",
+            "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and the "
+            "same class throughout)",
+        )
+        return math.nan
+    return value
+
+
+@_doc
+def expected_cost(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+    costs: Any = "absolute",
+    normalize: bool = False,
+) -> float:
+    r"""Expected cost (EC) of hard predictions under a cost matrix.
+
+    .. math::
+
+        \mathrm{EC} = \frac{\sum_n w_n\, C[y_n, \hat y_n]}{\sum_n w_n},
+        \qquad
+        \mathrm{EC}_{\mathrm{norm}} = \frac{\mathrm{EC}}{\min_k \sum_j \pi_j\, C[j, k]}
+
+    with pi the weighted class frequencies of ``y_true``: the normalised EC divides by the
+    cost of the best constant prediction (the best one can do without looking at the input).
+
+    Parameters
+    ----------
+    {params}
+    costs : {"absolute", "squared", "zero_one"} or array-like of shape (K, K), \
+default "absolute"
+        ``C[true, predicted]``: ``"absolute"`` |i-j| (EC is then the MAE), ``"squared"``
+        (i-j)^2, ``"zero_one"`` 1{i != j} (EC is then the error rate), or a finite
+        non-negative matrix.
+    normalize : bool, default False
+        Divide by the cost of the best constant prediction.
+
+    Returns
+    -------
+    float
+        The expected cost; with ``normalize=True`` NaN (with an
+        :class:`~ordmetrics.UndefinedMetricWarning`) when the best constant prediction costs
+        0 (e.g. y_true holds one class and C has a zero diagonal).
+
+    Notes
+    -----
+    Range [0, max C]; lower is better; 0 is perfect. Normalised: 0 is perfect, 1 is as good
+    as the best constant prediction, above 1 worse than it.
+
+    References
+    ----------
+    .. [1] Ferrer, L. (2022). Analysis and comparison of classification metrics.
+       arXiv:2209.05355.
+    .. [2] Galdran, A. Performance Metrics for Probabilistic Ordinal Classifiers. MICCAI 2023.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import expected_cost
+    >>> expected_cost([0, 1, 2, 2], [0, 2, 2, 0], costs="squared")
+    1.25
+    >>> round(expected_cost([0, 1, 2, 2], [0, 2, 2, 0], costs="squared", normalize=True), 6)
+    1.666667
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    C = _cost_matrix(costs, prep.n_classes)
+    if prep.propagate:
+        return math.nan
+    M = _counts(prep)
+    cost = float((C * M).sum())
+    if not normalize:
+        return cost / float(M.sum())
+    # EC / (min_k sum_j pi_j C[j, k]) with pi = row totals of M / n: the n cancels
+    best = float((M.sum(axis=1) @ C).min())
+    if best == 0.0:
+        warn_undefined(
+            "expected_cost(normalize=True)",
+            "the best constant prediction costs 0 (e.g. y_true holds a single class), so "
+            "there is no cost to normalize by",
+        )
+        return math.nan
+    return cost / best
+
+
+@_doc
+def mae(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Mean absolute error between true and predicted class indices.
+
+    .. math::
+
+        \mathrm{MAE} = \frac{\sum_n w_n\, |y_n - \hat y_n|}{\sum_n w_n}
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The MAE in class-index units (the distance between neighbouring classes is 1,
+        whatever the labels are).
+
+    Notes
+    -----
+    Range [0, K-1]; lower is better; 0 is perfect. Equal to
+    ``expected_cost(costs="absolute")``.
+
+    References
+    ----------
+    .. [1] Gutiérrez, P. A., Pérez-Ortiz, M., Sánchez-Monedero, J., Fernández-Navarro, F.,
+       Hervás-Martínez, C. (2016). Ordinal regression methods: survey and experimental
+       study. IEEE Transactions on Knowledge and Data Engineering 28(1), 127-146.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import mae
+    >>> mae(["low", "high", "mid"], ["low", "low", "high"], labels=["low", "mid", "high"])
+    1.0
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    M = _counts(prep)
+    return float((builtin_matrix("absolute", prep.n_classes) * M).sum()) / float(M.sum())
+
+
+@_doc
+def amae(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Average MAE: the per-class MAE averaged over the classes present in ``y_true``.
+
+    .. math::
+
+        \mathrm{AMAE} = \frac{1}{|T|} \sum_{i \in T}
+        \frac{\sum_j |i - j|\, O_{ij}}{\sum_j O_{ij}},
+        \qquad T = \{i : \textstyle\sum_j O_{ij} > 0\}
+
+    Each true class counts equally, however rare, which makes AMAE robust to class
+    imbalance (a classifier that always predicts the majority class scores badly).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The AMAE in class-index units.
+
+    Notes
+    -----
+    Range [0, K-1]; lower is better; 0 is perfect. Classes absent from ``y_true`` (or
+    present only with weight 0) are left out of the average: their MAE is undefined.
+    dlordinal averages over confusion-matrix positions and is wrong when a class is absent
+    (dlordinal PR #95).
+
+    References
+    ----------
+    .. [1] Baccianella, S., Esuli, A., Sebastiani, F. (2009). Evaluation measures for
+       ordinal regression. Ninth International Conference on Intelligent Systems Design and
+       Applications (ISDA 2009), 283-287.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import amae
+    >>> amae([0, 0, 0, 2], [0, 0, 0, 0])  # class 0: MAE 0, class 2: MAE 2
+    1.0
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    return float(_per_class_mae(_counts(prep)).mean())
+
+
+@_doc
+def mmae(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Maximum MAE: the largest per-class MAE over the classes present in ``y_true``.
+
+    .. math::
+
+        \mathrm{MMAE} = \max_{i \in T}
+        \frac{\sum_j |i - j|\, O_{ij}}{\sum_j O_{ij}},
+        \qquad T = \{i : \textstyle\sum_j O_{ij} > 0\}
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The MMAE in class-index units: the MAE of the worst-served true class.
+
+    Notes
+    -----
+    Range [0, K-1]; lower is better; 0 is perfect. Classes absent from ``y_true`` (or
+    present only with weight 0) are left out (see :func:`amae`).
+
+    References
+    ----------
+    .. [1] Cruz-Ramírez, M., Hervás-Martínez, C., Sánchez-Monedero, J., Gutiérrez, P. A.
+       (2014). Metrics to guide a multi-objective evolutionary algorithm for ordinal
+       classification. Neurocomputing 135, 21-31.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import mmae
+    >>> mmae([0, 0, 0, 2], [0, 0, 0, 0])
+    2.0
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    return float(_per_class_mae(_counts(prep)).max())
+
+
+@_doc
+def accuracy(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Accuracy: the weighted fraction of rows whose predicted class is the true class.
+
+    .. math::
+
+        \mathrm{Acc} = \frac{\sum_n w_n\, 1\{y_n = \hat y_n\}}{\sum_n w_n} = \sum_i O_{ii}
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The accuracy.
+
+    Notes
+    -----
+    Range [0, 1]; higher is better; 1 is perfect. Ignores the order of the classes: see
+    :func:`within_k_accuracy` for an ordinal relaxation.
+
+    References
+    ----------
+    .. [1] Sokolova, M., Lapalme, G. (2009). A systematic analysis of performance measures
+       for classification tasks. Information Processing & Management 45(4), 427-437.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import accuracy
+    >>> accuracy([0, 1, 2, 2], [0, 2, 2, 1])
+    0.5
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    M = _counts(prep)
+    return float(np.trace(M)) / float(M.sum())
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int | np.integer):
+        raise TypeError(
+            f"k must be a non-negative integer (the largest accepted distance "
+            f"|y_true - y_pred|, in classes); got {type(k).__name__} {k!r}. Pass e.g. k=1."
+        )
+    if k < 0:
+        raise ValueError(
+            f"k must be a non-negative integer (the largest accepted distance "
+            f"|y_true - y_pred|, in classes); got {k}. k=0 gives the accuracy."
+        )
+    return int(k)
+
+
+@_doc
+def within_k_accuracy(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+    k: int = 1,
+) -> float:
+    r"""Within-k accuracy: the weighted fraction of rows predicted at most k classes away.
+
+    .. math::
+
+        \mathrm{Acc}_k = \frac{\sum_n w_n\, 1\{|y_n - \hat y_n| \le k\}}{\sum_n w_n}
+
+    Parameters
+    ----------
+    {params}
+    k : int, default 1
+        The largest accepted distance in classes (a non-negative integer); ``k=0`` is the
+        accuracy, ``k >= K-1`` gives 1.
+
+    Returns
+    -------
+    float
+        The within-k accuracy (also called off-by-k or adjacent accuracy for k = 1).
+
+    Notes
+    -----
+    Range [0, 1]; higher is better; 1 is perfect. Distances are in class-index units.
+
+    References
+    ----------
+    .. [1] Gutiérrez, P. A., Pérez-Ortiz, M., Sánchez-Monedero, J., Fernández-Navarro, F.,
+       Hervás-Martínez, C. (2016). Ordinal regression methods: survey and experimental
+       study. IEEE Transactions on Knowledge and Data Engineering 28(1), 127-146.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import within_k_accuracy
+    >>> within_k_accuracy([0, 1, 3, 3], [0, 2, 3, 1])
+    0.75
+    >>> within_k_accuracy([0, 1, 3, 3], [0, 2, 3, 1], k=2)
+    1.0
+    """
+    k = _check_k(k)
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    M = _counts(prep)
+    return float(M[builtin_matrix("absolute", prep.n_classes) <= k].sum()) / float(M.sum())
+
+
+@_doc
+def macro_f1(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Macro-averaged F1 score over the classes present in ``y_true`` or ``y_pred``.
+
+    .. math::
+
+        \mathrm{F1}_i = \frac{2\, O_{ii}}{r_i + c_i}, \qquad
+        \text{macro-F1} = \frac{1}{|S|} \sum_{i \in S} \mathrm{F1}_i, \qquad
+        S = \{i : r_i + c_i > 0\}
+
+    F1_i is the harmonic mean of the precision O_ii / c_i and the recall O_ii / r_i of
+    class i, taken as 0 when either is 0 (or undefined while the other is 0).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The macro F1.
+
+    Notes
+    -----
+    Range [0, 1]; higher is better; 1 is perfect. A class that occurs neither in
+    ``y_true`` nor in ``y_pred`` (with positive weight) has no F1 and is left out of the
+    mean, although it belongs to the label set; a class that occurs in only one of them
+    has F1 = 0. This equals scikit-learn's ``f1_score(average="macro", labels=S,
+    zero_division=0)``. Ignores the order of the classes.
+
+    References
+    ----------
+    .. [1] Sokolova, M., Lapalme, G. (2009). A systematic analysis of performance measures
+       for classification tasks. Information Processing & Management 45(4), 427-437.
+
+    Examples
+    --------
+    >>> from ordmetrics.agreement import macro_f1
+    >>> round(macro_f1([0, 1, 3, 3], [0, 2, 3, 1]), 6)  # class 2 counts, F1 = 0
+    0.416667
+    """
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return math.nan
+    M = _counts(prep)
+    support = M.sum(axis=1) + M.sum(axis=0)
+    present = support > 0
+    return float((2.0 * np.diag(M)[present] / support[present]).mean())
+
+
+# --------------------------------------------------------------------------------------------
+# Registry entries
+# --------------------------------------------------------------------------------------------
+
+_UP_TO_K = "at most K-1 (class-index units)"
+for _func, _direction, _range, _perfect, _desc, _note in [
+    (
+        kappa,
+        "maximize",
+        (-1, 1),
+        1.0,
+        "Cohen's kappa (weights= for weighted kappa)",
+        "at least -1 with the built-in weights; a user weight matrix can go below",
+    ),
+    (qwk, "maximize", (-1, 1), 1.0, "quadratic weighted kappa", ""),
+    (
+        expected_cost,
+        "minimize",
+        (0, math.inf),
+        0.0,
+        "expected cost under a cost matrix",
+        "at most max C; normalize=True: 1 is the best constant prediction",
+    ),
+    (mae, "minimize", (0, math.inf), 0.0, "mean absolute error (class indices)", _UP_TO_K),
+    (amae, "minimize", (0, math.inf), 0.0, "MAE averaged over true classes", _UP_TO_K),
+    (mmae, "minimize", (0, math.inf), 0.0, "largest per-class MAE", _UP_TO_K),
+    (accuracy, "maximize", (0, 1), 1.0, "accuracy", ""),
+    (within_k_accuracy, "maximize", (0, 1), 1.0, "fraction within k classes (k=1)", ""),
+    (macro_f1, "maximize", (0, 1), 1.0, "macro-averaged F1 over present classes", ""),
+]:
+    register(
+        _func,
+        direction=_direction,  # type: ignore[arg-type]
+        range=_range,
+        kind="agreement",
+        perfect=_perfect,
+        description=_desc,
+        range_note=_note,
+    )

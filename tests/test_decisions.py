@@ -1,0 +1,289 @@
+"""Decision rules: exact rational references, known Bayes-decision facts, labels and errors.
+
+The references use :class:`fractions.Fraction`, so ties and halves are exact: a row such as
+``[0.3, 0.2, 0.5]`` is the decimal row, not its binary approximation. They use nothing from
+``ordmetrics``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ordmetrics.decisions import decide
+
+RULES = ["argmax", "median", "expected", "min_cost"]
+
+
+# --------------------------------------------------------------------------------------------
+# Exact references (one row at a time)
+# --------------------------------------------------------------------------------------------
+
+
+def ref_argmax(p):
+    best = 0
+    for k in range(len(p)):
+        if p[k] > p[best]:
+            best = k
+    return best
+
+
+def ref_median(p):
+    F = Fraction(0)
+    for k in range(len(p)):
+        F += p[k]
+        if F >= Fraction(1, 2):
+            return k
+    raise AssertionError("a probability row reaches F = 1")
+
+
+def ref_expected(p):
+    grade = sum(k * p[k] for k in range(len(p)))
+    return int(grade + Fraction(1, 2)) if grade >= 0 else None  # floor for grade >= 0
+
+
+def ref_min_cost(p, C):
+    K = len(p)
+    costs = [sum(p[j] * C[j][k] for j in range(K)) for k in range(K)]
+    best = 0
+    for k in range(K):
+        if costs[k] < costs[best]:
+            best = k
+    return best
+
+
+def absolute(K):
+    return [[abs(i - j) for j in range(K)] for i in range(K)]
+
+
+def squared(K):
+    return [[(i - j) ** 2 for j in range(K)] for i in range(K)]
+
+
+def zero_one(K):
+    return [[int(i != j) for j in range(K)] for i in range(K)]
+
+
+def rational_rows(seed, n=150):
+    """Rows c / d with small denominators: full of exact ties, halves and F_k = 1/2."""
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 9))
+    d = int(rng.choice([2, 4, 10, 20]))
+    counts = rng.multinomial(d, rng.dirichlet(np.ones(K)), size=n)
+    exact = [[Fraction(int(c), d) for c in row] for row in counts]
+    floats = counts / d
+    return exact, floats, K
+
+
+def dirichlet_rows(seed, n=150):
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 9))
+    P = rng.dirichlet(np.full(K, 0.7), size=n)
+    exact = [[Fraction(float(v)) for v in row] for row in P]  # the binary values exactly
+    return exact, P, K
+
+
+def check_rows(exact, floats, K, rule, ref, **kw):
+    got = decide(floats, rule, **kw)
+    assert got.dtype == np.int64
+    assert got.shape == (len(exact),)
+    expected = [ref(p) for p in exact]
+    mismatch = [(i, floats[i].tolist(), got[i], expected[i]) for i in range(len(exact))]
+    mismatch = [m for m in mismatch if m[2] != m[3]]
+    assert not mismatch, mismatch[:3]
+
+
+SEEDS = list(range(25))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("rows", [rational_rows, dirichlet_rows])
+def test_rules_match_exact_references(seed, rows):
+    exact, floats, K = rows(seed)
+    check_rows(exact, floats, K, "argmax", ref_argmax)
+    check_rows(exact, floats, K, "median", ref_median)
+    check_rows(exact, floats, K, "expected", ref_expected)
+    for name, C in (("absolute", absolute(K)), ("squared", squared(K)), ("zero_one", zero_one(K))):
+        check_rows(exact, floats, K, "min_cost", lambda p, C=C: ref_min_cost(p, C), costs=name)
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, 6, size=(K, K))
+    check_rows(
+        exact, floats, K, "min_cost", lambda p: ref_min_cost(p, C.tolist()), costs=C.tolist()
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Ties, halves and the decimal rows of the docs
+# --------------------------------------------------------------------------------------------
+
+
+def test_argmax_ties_go_to_the_lowest_class():
+    P = [[0.4, 0.4, 0.2], [0.2, 0.4, 0.4], [0.0, 1.0, 0.0], [1 / 3, 1 / 3, 1 / 3]]
+    assert decide(P).tolist() == [0, 1, 1, 0]
+    assert decide(P, "min_cost", costs="zero_one").tolist() == [0, 1, 1, 0]
+    assert decide([[0.25] * 4, [0.0, 0.5, 0.0, 0.5]]).tolist() == [0, 1]
+
+
+def test_median_at_exactly_one_half():
+    # 0.03 + 0.29 + 0.18 = 0.49999999999999994 in float64: the median is still class 2
+    assert np.cumsum([0.03, 0.29, 0.18, 0.5])[2] < 0.5
+    P = [[0.03, 0.29, 0.18, 0.5], [0.1, 0.2, 0.2, 0.5], [0.5, 0.0, 0.0, 0.5], [0.0, 0.5, 0.5, 0]]
+    assert decide(P, "median").tolist() == [2, 2, 0, 1]
+    P = [[0.3, 0.2, 0.5], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]]
+    assert decide(P, "median").tolist() == [1, 0, 1]
+    P = [[0.49, 0.02, 0.49], [0.2, 0.29, 0.51], [0.0, 0.0, 1.0]]
+    assert decide(P, "median").tolist() == [1, 2, 2]
+    assert decide([[0.5, 0.5], [0.5 - 1e-9, 0.5 + 1e-9]], "median").tolist() == [0, 1]
+
+
+def test_expected_rounds_halves_up():
+    P = [
+        [0.0, 0.5, 0.5],  # 1.5 -> 2
+        [0.5, 0.0, 0.5],  # 1.0 -> 1
+        [0.1, 0.3, 0.6],  # 1.5 in decimal -> 2
+        [0.3, 0.3, 0.4],  # 1.1 -> 1
+    ]
+    assert decide(P, "expected").tolist() == [2, 1, 2, 1]
+    P = [
+        [0.15, 0.35, 0.35, 0.15],  # 1.5 -> 2
+        [0.2, 0.15, 0.6, 0.05],  # 1.5 -> 2
+        [0.3, 0.0, 0.0, 0.7],  # 2.1 -> 2
+        [0.0, 0.0, 0.5, 0.5],  # 2.5 -> 3
+    ]
+    assert decide(P, "expected").tolist() == [2, 2, 2, 3]
+    # One row at a time the product with (0, 1, 2, 3) may round the halves down to
+    # 1.4999999999999998 (it does with OpenBLAS); the decision does not depend on it.
+    for row in P[:2]:
+        assert np.array([row]) @ np.arange(4.0) == pytest.approx([1.5], abs=1e-15)
+        assert decide([row], "expected").tolist() == [2]
+        assert decide([row, row, row], "expected").tolist() == [2, 2, 2]
+    two = [[0.5, 0.5], [0.75, 0.25], [0.5 + 1e-9, 0.5 - 1e-9]]  # 0.5, 0.25, just below 0.5
+    assert decide(two, "expected").tolist() == [1, 0, 0]
+
+
+def test_squared_cost_takes_the_lower_class_at_a_half():
+    # expected grade 1.5: equally far from 1 and 2; min_cost ties go to the lower class
+    P = [[0.0, 0.5, 0.5], [0.1, 0.3, 0.6]]
+    assert decide(P, "min_cost", costs="squared").tolist() == [1, 1]
+    assert decide(P, "expected").tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("rows", [rational_rows, dirichlet_rows])
+def test_absolute_cost_decision_is_the_median(seed, rows):
+    # The expected absolute cost of class k + 1 minus that of class k is 2 F_k - 1: it falls
+    # while F_k < 1/2, so its lowest minimiser is the smallest k with F_k >= 1/2.
+    _, floats, _ = rows(seed)
+    np.testing.assert_array_equal(
+        decide(floats, "min_cost", costs="absolute"), decide(floats, "median")
+    )
+    np.testing.assert_array_equal(decide(floats, "min_cost"), decide(floats, "median"))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("rows", [rational_rows, dirichlet_rows])
+def test_squared_cost_decision_is_the_class_nearest_the_mean(seed, rows):
+    # sum_j p_j (j - k)^2 = variance + (mean - k)^2
+    exact, floats, K = rows(seed)
+    got = decide(floats, "min_cost", costs="squared")
+    for i, p in enumerate(exact):
+        mean = sum(k * p[k] for k in range(K))
+        distances = [abs(mean - k) for k in range(K)]
+        nearest = min(range(K), key=lambda k: (distances[k], k))  # ties to the lower class
+        assert got[i] == nearest
+        if mean - int(mean) != Fraction(1, 2):
+            assert decide(floats[i : i + 1], "expected")[0] == nearest
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs and outputs
+# --------------------------------------------------------------------------------------------
+
+
+def test_labels_are_returned():
+    P = [[0.1, 0.2, 0.7], [0.6, 0.3, 0.1], [0.2, 0.5, 0.3]]
+    grades = ["severe", "mild", "moderate"]  # ordinal order, not alphabetical
+    got = decide(P, labels=grades)
+    assert got.tolist() == ["moderate", "severe", "mild"]
+    assert got.dtype.kind == "U"
+    got = decide(P, "median", labels=[1, 2, 3])
+    assert got.tolist() == [3, 1, 2]
+    assert got.dtype == np.int64
+    got = decide(P, labels=np.array([0.5, 1.5, 2.5]))
+    assert got.tolist() == [2.5, 0.5, 1.5]
+    mixed = decide(P, labels=[1, "two", 3.0])
+    assert mixed.dtype == object
+    assert mixed.tolist() == [3.0, 1, "two"]
+    assert isinstance(mixed[1], int)
+    pd = pytest.importorskip("pandas")
+    assert decide(P, labels=pd.Index(grades)).tolist() == ["moderate", "severe", "mild"]
+
+
+def test_containers_and_dtypes():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    _, P, K = rational_rows(3, n=50)
+    expected = decide(P, "median")
+    frame = pd.DataFrame(P, columns=[f"p{k}" for k in range(K)])
+    np.testing.assert_array_equal(decide(frame, "median"), expected)
+    np.testing.assert_array_equal(decide(pl.from_pandas(frame), "median"), expected)
+    np.testing.assert_array_equal(decide(P.tolist(), "median"), expected)
+    # float32 rows: the same decisions (the tolerance widens with the precision)
+    for rule in RULES:
+        np.testing.assert_array_equal(decide(P.astype(np.float32), rule), decide(P, rule))
+    # non-contiguous input
+    wide = np.repeat(P, 2, axis=1)[:, ::2]
+    np.testing.assert_array_equal(decide(wide, "median"), expected)
+
+
+def test_renormalize():
+    P = np.array([[0.4, 0.2, 0.2], [0.2, 0.2, 0.4]])
+    assert decide(P, "median", renormalize=True).tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"rows of y_proba must sum to 1.*renormalize=True"):
+        decide(P)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+
+def test_errors():
+    P = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
+    with pytest.raises(ValueError, match=r"rule must be one of 'argmax', 'median'.*got 'mode'"):
+        decide(P, "mode")
+    with pytest.raises(ValueError, match=r"costs is used only by rule='min_cost'.*'median'"):
+        decide(P, "median", costs="squared")
+    with pytest.raises(ValueError, match=r"costs must be one of 'absolute', 'squared', 'zero_one'"):
+        decide(P, "min_cost", costs="quadratic")
+    with pytest.raises(
+        ValueError,
+        match=r"costs must be a 3 x 3 matrix.*got shape \(2, 3\).*\(the columns of y_proba\)",
+    ):
+        decide(P, "min_cost", costs=[[0, 1, 2], [1, 0, 1]])
+    with pytest.raises(ValueError, match=r"non-negative.*-2.0 at \[1, 0\].*changes no decision"):
+        decide(P, "min_cost", costs=[[0, 1, 2], [-2, 0, 1], [2, 1, 0]])
+    with pytest.raises(ValueError, match=r"costs must hold finite numbers; got nan at \[0, 0\]"):
+        decide(P, "min_cost", costs=np.full((3, 3), np.nan))
+    with pytest.raises(TypeError, match=r"costs must be one of .* matrix of numbers"):
+        decide(P, "min_cost", costs={"a": 1})
+    with pytest.raises(ValueError, match=r"y_proba has NaN in row 1; a decision needs"):
+        decide([[0.2, 0.8], [np.nan, 1.0]])
+    with pytest.raises(ValueError, match=r"y_proba must lie in \[0, 1\]"):
+        decide([[1.5, -0.5]])
+    with pytest.raises(ValueError, match=r"y_proba has infinite values"):
+        decide([[np.inf, 0.0]])
+    with pytest.raises(ValueError, match=r"y_proba must be 2-D"):
+        decide([0.2, 0.8])
+    with pytest.raises(ValueError, match=r"y_proba must have at least 2 columns"):
+        decide([[1.0], [1.0]])
+    with pytest.raises(ValueError, match=r"labels has 2 entries but y_proba has 3 columns"):
+        decide(P, labels=["a", "b"])
+    with pytest.raises(TypeError, match=r"labels must be a list"):
+        decide(P, labels="abc")
+    with pytest.raises(ValueError, match=r"labels must be distinct"):
+        decide(P, labels=["a", "b", "a"])
+    with pytest.raises(TypeError, match=r"y_proba must hold numbers"):
+        decide([["a", "b"]])
