@@ -49,3 +49,14 @@ def test_python_dash_m_runs():
     )
     assert done.returncode == 0
     assert ordmetrics.__version__ in done.stdout
+
+
+def test_metric_index_document_is_current(capsys):
+    from pathlib import Path
+
+    assert main(["index"]) == 0
+    printed = capsys.readouterr().out
+    doc = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
+    assert doc.read_text() == printed, "regenerate: python -m ordmetrics index > docs/metrics.md"
+    for name in ordmetrics.list_metrics():
+        assert f"| `{name}` |" in printed

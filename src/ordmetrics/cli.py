@@ -5,6 +5,7 @@ Subcommands:
 * ``ordmetrics demo``: score the bundled example (diamonds ``cut`` grades, out-of-fold
   predictions of two models) with every registered scoring rule and print a table.
 * ``ordmetrics list``: the registered metrics with their direction, range and properties.
+* ``ordmetrics index``: the same as a Markdown table (``docs/metrics.md``).
 
 Exit codes: 0 on success, 2 on bad input (a one-line message, no traceback).
 """
@@ -89,6 +90,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_index(args: argparse.Namespace) -> int:
+    from ._index import metric_index
+
+    print(metric_index(), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ordmetrics",
@@ -101,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the registered metrics and their properties")
     p_list.add_argument("--kind", default=None, help="only metrics of this kind")
     p_list.set_defaults(func=cmd_list)
+    p_index = sub.add_parser("index", help="print the Markdown metric index (docs/metrics.md)")
+    p_index.set_defaults(func=cmd_index)
     return parser
 
 
