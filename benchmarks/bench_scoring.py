@@ -14,6 +14,8 @@ Run with ``make bench`` or ``.venv/bin/python benchmarks/bench_scoring.py [--qui
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import gc
 import importlib
 import os
@@ -22,7 +24,7 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,7 @@ GOAL_MEMORY = 1.0  # peak extra memory, in units of y_proba.nbytes
 RTOL = 1e-9  # agreement required between a peer and ordmetrics
 QUICK_N = 10_000
 QUICK_REPEAT = 3
+READ_RUNS_PER_ROUND = 3  # read passes timed before each round of calls
 PEER_REPEAT = 3  # peers are slow at 10^6 rows: at most this many timed runs
 
 
@@ -90,15 +93,42 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-def measure(fn: Callable[[], Any], repeat: int) -> Timing:
-    """Best and median of ``repeat`` runs, with the garbage collector off while timing."""
+@contextlib.contextmanager
+def gc_off() -> Iterator[None]:
+    """The garbage collector switched off while timing."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        times = [timed(fn) for _ in range(repeat)]
+        yield
     finally:
         if enabled:
             gc.enable()
+
+
+class ReadPass:
+    """The baseline ``y_proba.sum()``, sampled again in every round of timing.
+
+    Its best time is the minimum over all samples, so load elsewhere on the machine while
+    some samples are taken does not shift every ratio.
+    """
+
+    def __init__(self, proba: np.ndarray) -> None:
+        self.proba = proba
+        self.times: list[float] = []
+
+    def sample(self, runs: int) -> None:
+        self.times.extend(timed(self.proba.sum) for _ in range(runs))
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+
+def summarize(times: list[float]) -> Timing:
     return Timing(min(times), statistics.median(times))
 
 
@@ -143,32 +173,34 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:10.2f}"
 
 
-def bench_rules(proba: np.ndarray, y: np.ndarray, weight: np.ndarray, repeat: int) -> list[Row]:
+def bench_rules(
+    proba: np.ndarray, y: np.ndarray, weight: np.ndarray, repeat: int, read: ReadPass
+) -> list[Row]:
     """Time every rule with reduction "mean", "none" and "mean" with sample_weight."""
     variants: list[tuple[str, dict[str, Any]]] = [
         ("mean", {}),
         ("none", {"reduction": "none"}),
         ("mean, weighted", {"sample_weight": weight}),
     ]
-    rows = []
-    for rule in RULES:
-        fn = getattr(ordmetrics, rule)
-        for label, kwargs in variants:
-
-            def call(fn: Callable[..., Any] = fn, kwargs: dict[str, Any] = kwargs) -> Any:
-                return fn(y, proba, **kwargs)
-
-            first = timed(call)
-            rows.append(Row(f"{rule} ({label})", first, measure(call, repeat), float("nan")))
+    calls = [
+        (f"{rule} ({label})", functools.partial(getattr(ordmetrics, rule), y, proba, **kwargs))
+        for rule in RULES
+        for label, kwargs in variants
+    ]
+    first = [timed(call) for _, call in calls]
+    # Round robin, one run of every call per round: a burst of load elsewhere on the machine
+    # costs one sample of each call instead of every sample of one call.
+    times: list[list[float]] = [[] for _ in calls]
+    with gc_off():
+        for _ in range(repeat):
+            read.sample(READ_RUNS_PER_ROUND)
+            for samples, (_, call) in zip(times, calls, strict=True):
+                samples.append(timed(call))
     # Memory in a separate pass: tracemalloc slows allocation and must not touch the timings.
-    i = 0
-    for rule in RULES:
-        fn = getattr(ordmetrics, rule)
-        for _, kwargs in variants:
-            extra = peak_extra_bytes(lambda fn=fn, kwargs=kwargs: fn(y, proba, **kwargs))
-            rows[i].memory = extra / proba.nbytes
-            i += 1
-    return rows
+    return [
+        Row(name, t0, summarize(samples), peak_extra_bytes(call) / proba.nbytes)
+        for (name, call), t0, samples in zip(calls, first, times, strict=True)
+    ]
 
 
 @dataclass
@@ -234,9 +266,47 @@ def agreement(peer_value: float, ours_value: float) -> str:
     return f"DIFFERS by {diff:.3g} ({peer_value:.12g} vs {ours_value:.12g})"
 
 
+@dataclass
+class PeerResult:
+    peer: Peer
+    theirs: Timing
+    ours: Timing
+    check: str
+
+
+def bench_peers(
+    peers: list[Peer], repeat: int, peer_repeat: int, read: ReadPass
+) -> list[PeerResult]:
+    """Check each peer's value against ordmetrics, then time both in alternation."""
+    results = []
+    for p in peers:
+        ours_value = p.ours()
+        peer_value = p.peer()  # also the warm-up call
+        ours: list[float] = []
+        theirs: list[float] = []
+        with gc_off():
+            for i in range(repeat):
+                read.sample(READ_RUNS_PER_ROUND)
+                ours.append(timed(p.ours))
+                if i < peer_repeat:
+                    theirs.append(timed(p.peer))
+        results.append(
+            PeerResult(p, summarize(theirs), summarize(ours), agreement(peer_value, ours_value))
+        )
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     proba, y, weight = make_data(args.n, args.k, args.seed)
+    peer_repeat = min(PEER_REPEAT, args.repeat)
+    peers, missing = make_peers(proba, y)
+
+    proba.sum()  # touch the data once before timing
+    read = ReadPass(proba)
+    rows = bench_rules(proba, y, weight, args.repeat, read)
+    peer_results = bench_peers(peers, args.repeat, peer_repeat, read)
+
     mb = proba.nbytes / 1e6
     print(
         f"ordmetrics scoring benchmark: N = {args.n:,} rows, K = {args.k} classes, float64 "
@@ -244,27 +314,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("\n".join(machine_info()))
     print()
-
-    proba.sum()  # touch the data once before timing
-    read = measure(proba.sum, args.repeat)
     print(
         f"read pass y_proba.sum(): best {read.best * 1e3:.3f} ms, median "
-        f"{read.median * 1e3:.3f} ms ({args.repeat} runs); 'x read' = best time / "
-        f"{read.best * 1e3:.3f} ms"
+        f"{read.median * 1e3:.3f} ms ({len(read.times)} runs, {READ_RUNS_PER_ROUND} in each round "
+        f"of timing); 'x read' = best time / {read.best * 1e3:.3f} ms"
     )
     print()
 
-    rows = bench_rules(proba, y, weight, args.repeat)
     width = max(len(r.name) for r in rows)
     head = (
         f"{'call':<{width}}  {'first call':>10}  {'best':>10}  {'median':>10}  "
         f"{'x read':>7}  {'peak mem':>8}"
     )
-    unit = f"{'':<{width}}  {'ms':>10}  {'ms':>10}  {'ms':>10}  {'':>7}  {'x proba':>8}"
     print(f"ordmetrics, best and median of {args.repeat} runs")
     print("(first call = compile or cache load; peak mem = tracemalloc peak / y_proba.nbytes)")
     print(head)
-    print(unit)
+    print(f"{'':<{width}}  {'ms':>10}  {'ms':>10}  {'ms':>10}  {'':>7}  {'x proba':>8}")
     print("-" * len(head))
     for r in rows:
         print(
@@ -273,10 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print()
 
-    peer_repeat = min(PEER_REPEAT, args.repeat)
-    peers, missing = make_peers(proba, y)
     print(f"peers, best and median of {peer_repeat} runs (ordmetrics: {args.repeat} runs)")
-    pwidth = max([len(p.name) for p in peers] + [len(p.ours_name) for p in peers] + [10])
+    pwidth = max([len(p.name) + 2 for p in peers] + [len(p.ours_name) + 4 for p in peers] + [10])
     phead = (
         f"{'call':<{pwidth}}  {'best':>10}  {'median':>10}  {'x read':>7}  "
         f"{'ordmetrics faster':>17}  value check"
@@ -284,18 +347,14 @@ def main(argv: list[str] | None = None) -> int:
     print(phead)
     print(f"{'':<{pwidth}}  {'ms':>10}  {'ms':>10}")
     print("-" * len(phead))
-    for p in peers:
-        ours_value = p.ours()
-        peer_value = p.peer()  # also the warm-up call
-        ours = measure(p.ours, args.repeat)
-        theirs = measure(p.peer, peer_repeat)
+    for res in peer_results:
+        theirs, ours = res.theirs, res.ours
         print(
-            f"{p.name:<{pwidth}}  {ms(theirs.best)}  {ms(theirs.median)}  "
-            f"{theirs.best / read.best:7.2f}  {theirs.best / ours.best:16.1f}x  "
-            f"{agreement(peer_value, ours_value)}"
+            f"{res.peer.name:<{pwidth}}  {ms(theirs.best)}  {ms(theirs.median)}  "
+            f"{theirs.best / read.best:7.2f}  {theirs.best / ours.best:16.1f}x  {res.check}"
         )
         print(
-            f"{'  vs ' + p.ours_name:<{pwidth}}  {ms(ours.best)}  {ms(ours.median)}  "
+            f"{'  vs ' + res.peer.ours_name:<{pwidth}}  {ms(ours.best)}  {ms(ours.median)}  "
             f"{ours.best / read.best:7.2f}"
         )
     for line in missing:
@@ -309,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     mem_ok = "met" if worst_mem.memory <= GOAL_MEMORY else "NOT met"
     print(
         f"summary: worst {worst_ratio:.2f}x read pass ({worst.name}); goal <= {GOAL_READ:g}x "
-        f"{time_ok}. worst peak memory {worst_mem.memory:.3f}x y_proba ({worst_mem.name}); "
+        f"{time_ok}. Worst peak memory {worst_mem.memory:.3f}x y_proba ({worst_mem.name}); "
         f"goal <= {GOAL_MEMORY:g}x {mem_ok}."
     )
     if args.n < 1_000_000:
