@@ -75,6 +75,20 @@ _PARAMS = """\
         those rows, or return NaN."""
 
 
+#: The agreement metrics, all functions of one confusion matrix (see :func:`counts_evaluator`).
+AGREEMENT_METRICS = (
+    "kappa",
+    "qwk",
+    "expected_cost",
+    "mae",
+    "amae",
+    "mmae",
+    "accuracy",
+    "within_k_accuracy",
+    "macro_f1",
+)
+
+
 def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
     func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
     return func
@@ -135,23 +149,142 @@ def _cost_matrix(costs: Any, k: int) -> np.ndarray:
     )
 
 
-def _kappa_from(M: np.ndarray, W: np.ndarray) -> float | None:
-    """1 - sum(W O) / sum(W E) from the counts M (O = M / n), or None when sum(W E) = 0.
+# --------------------------------------------------------------------------------------------
+# Every metric as a function of confusion counts M[..., true, predicted]: the single source of
+# each formula. They take a stack of matrices (any leading shape) and return one value per
+# matrix, NaN where undefined; the public functions, retention curves and the bootstrap all
+# call them.
+# --------------------------------------------------------------------------------------------
 
-    With n the total, sum(W O) / sum(W E) = n sum(W M) / sum(W outer(rows of M, cols of M)).
-    """
-    chance = float((W * np.outer(M.sum(axis=1), M.sum(axis=0))).sum())
-    if chance == 0.0:
-        return None
-    return 1.0 - float((W * M).sum()) * float(M.sum()) / chance
+
+def _total(M: np.ndarray) -> np.ndarray:
+    return M.sum(axis=(-2, -1))
+
+
+def _kappa_counts(M: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """1 - sum(W O) / sum(W E) with O = M / n: = 1 - n sum(W M) / sum(W outer(r, c))."""
+    chance = np.einsum("...i,...j,ij->...", M.sum(axis=-1), M.sum(axis=-2), W)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = 1.0 - (W * M).sum(axis=(-2, -1)) * _total(M) / chance
+    return np.where(chance == 0.0, np.nan, value)
+
+
+def _cost_counts(M: np.ndarray, C: np.ndarray, normalize: bool) -> np.ndarray:
+    cost = (C * M).sum(axis=(-2, -1))
+    # normalized: EC / (min_k sum_j pi_j C[j, k]) with pi = row totals / n: the n cancels
+    denom = (M.sum(axis=-1) @ C).min(axis=-1) if normalize else _total(M)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom == 0.0, np.nan, cost / denom)
 
 
 def _per_class_mae(M: np.ndarray) -> np.ndarray:
-    """MAE of each class present in y_true (rows of M with positive total), in class order."""
-    dist = builtin_matrix("absolute", M.shape[0])
-    r = M.sum(axis=1)
-    present = r > 0
-    return (dist * M).sum(axis=1)[present] / r[present]
+    """MAE of each true class (NaN for classes absent from y_true), shape (..., K)."""
+    dist = builtin_matrix("absolute", M.shape[-1])
+    r = M.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(r > 0, (dist * M).sum(axis=-1) / r, np.nan)
+
+
+def _nan_reduce(values: np.ndarray, how: str) -> np.ndarray:
+    """Mean or max over the last axis ignoring NaN (all NaN gives NaN, silently)."""
+    present = ~np.isnan(values)
+    if how == "mean":
+        n = present.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(present, values, 0.0).sum(axis=-1) / np.where(n > 0, n, np.nan)
+    out = np.where(present, values, -np.inf).max(axis=-1)
+    return np.where(present.any(axis=-1), out, np.nan)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den == 0.0, np.nan, num / den)
+
+
+def _within_counts(M: np.ndarray, k: int) -> np.ndarray:
+    near = builtin_matrix("absolute", M.shape[-1]) <= k
+    return _ratio((M * near).sum(axis=(-2, -1)), _total(M))
+
+
+def _macro_f1_counts(M: np.ndarray) -> np.ndarray:
+    support = M.sum(axis=-1) + M.sum(axis=-2)
+    diag = np.diagonal(M, axis1=-2, axis2=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(support > 0, 2.0 * diag / support, np.nan)
+    return _nan_reduce(f1, "mean")
+
+
+_UNDEFINED = {
+    "kappa": "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and "
+    "the same class throughout)",
+    "expected_cost": "the best constant prediction costs 0 (e.g. y_true holds a single "
+    "class), so there is no cost to normalize by",
+}
+
+
+def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any], Any]:
+    """The batched form of agreement metric ``name`` with its options checked once.
+
+    Returns ``f(M)`` mapping confusion counts of shape (..., K, K) (rows: true class, columns:
+    predicted class, any non-negative weights) to values of shape (...), NaN where the metric
+    is undefined. Used by retention curves and the bootstrap, which evaluate a metric on many
+    confusion matrices; the public functions below are this evaluator on one matrix.
+    """
+    k = n_classes
+    if name == "kappa":
+        W = _kappa_weights(options.pop("weights", None), k)
+        f = lambda M: _kappa_counts(M, W)  # noqa: E731
+    elif name == "qwk":
+        W = _kappa_weights("quadratic", k)
+        f = lambda M: _kappa_counts(M, W)  # noqa: E731
+    elif name in ("expected_cost", "mae"):
+        C = (
+            _cost_matrix(options.pop("costs", "absolute"), k)
+            if name == "expected_cost"
+            else (builtin_matrix("absolute", k))
+        )
+        norm = bool(options.pop("normalize", False)) if name == "expected_cost" else False
+        f = lambda M: _cost_counts(M, C, norm)  # noqa: E731
+    elif name == "amae":
+        f = lambda M: _nan_reduce(_per_class_mae(M), "mean")  # noqa: E731
+    elif name == "mmae":
+        f = lambda M: _nan_reduce(_per_class_mae(M), "max")  # noqa: E731
+    elif name == "accuracy":
+        f = lambda M: _ratio(np.trace(M, axis1=-2, axis2=-1), _total(M))  # noqa: E731
+    elif name == "within_k_accuracy":
+        kk = _check_k(options.pop("k", 1))
+        f = lambda M: _within_counts(M, kk)  # noqa: E731
+    elif name == "macro_f1":
+        f = _macro_f1_counts
+    else:
+        raise ValueError(
+            f"{name!r} is not an agreement metric; choose one of {', '.join(AGREEMENT_METRICS)}."
+        )
+    if options:
+        raise TypeError(f"{name}() got unexpected keyword arguments {sorted(options)}.")
+    return f
+
+
+def _scalar(
+    name: str,
+    y_true: Any,
+    y_pred: Any,
+    labels: Any,
+    sample_weight: Any,
+    nan_policy: str,
+    **options: Any,
+) -> float:
+    """Prepare the inputs, build one confusion matrix and evaluate ``name`` on it."""
+    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
+    f = counts_evaluator(name, prep.n_classes, **options)
+    if prep.propagate:
+        return math.nan
+    value = float(f(_counts(prep)))
+    if math.isnan(value):
+        base = "kappa" if name in ("kappa", "qwk") else name
+        label = "expected_cost(normalize=True)" if base == "expected_cost" else name
+        warn_undefined(label, _UNDEFINED[base])
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,19 +432,7 @@ def kappa(
     >>> round(kappa([0, 1, 2, 2], [0, 2, 2, 1], weights="linear"), 6)
     0.428571
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    W = _kappa_weights(weights, prep.n_classes)
-    if prep.propagate:
-        return math.nan
-    value = _kappa_from(_counts(prep), W)
-    if value is None:
-        warn_undefined(
-            "kappa",
-            "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and the "
-            "same class throughout)",
-        )
-        return math.nan
-    return value
+    return _scalar("kappa", y_true, y_pred, labels, sample_weight, nan_policy, weights=weights)
 
 
 @_doc
@@ -363,19 +484,7 @@ def qwk(
     >>> round(qwk([0, 2, 5], [0, 5, 5]), 6)  # 70/97 over the six classes 0..5
     0.721649
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    W = _kappa_weights("quadratic", prep.n_classes)
-    if prep.propagate:
-        return math.nan
-    value = _kappa_from(_counts(prep), W)
-    if value is None:
-        warn_undefined(
-            "qwk",
-            "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and the "
-            "same class throughout)",
-        )
-        return math.nan
-    return value
+    return _scalar("qwk", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 @_doc
@@ -437,24 +546,16 @@ default "absolute"
     >>> round(expected_cost([0, 1, 2, 2], [0, 2, 2, 0], costs="squared", normalize=True), 6)
     1.666667
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    C = _cost_matrix(costs, prep.n_classes)
-    if prep.propagate:
-        return math.nan
-    M = _counts(prep)
-    cost = float((C * M).sum())
-    if not normalize:
-        return cost / float(M.sum())
-    # EC / (min_k sum_j pi_j C[j, k]) with pi = row totals of M / n: the n cancels
-    best = float((M.sum(axis=1) @ C).min())
-    if best == 0.0:
-        warn_undefined(
-            "expected_cost(normalize=True)",
-            "the best constant prediction costs 0 (e.g. y_true holds a single class), so "
-            "there is no cost to normalize by",
-        )
-        return math.nan
-    return cost / best
+    return _scalar(
+        "expected_cost",
+        y_true,
+        y_pred,
+        labels,
+        sample_weight,
+        nan_policy,
+        costs=costs,
+        normalize=normalize,
+    )
 
 
 @_doc
@@ -499,11 +600,7 @@ def mae(
     >>> mae(["low", "high", "mid"], ["low", "low", "high"], labels=["low", "mid", "high"])
     1.0
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    M = _counts(prep)
-    return float((builtin_matrix("absolute", prep.n_classes) * M).sum()) / float(M.sum())
+    return _scalar("mae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 @_doc
@@ -554,10 +651,7 @@ def amae(
     >>> amae([0, 0, 0, 2], [0, 0, 0, 0])  # class 0: MAE 0, class 2: MAE 2
     1.0
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    return float(_per_class_mae(_counts(prep)).mean())
+    return _scalar("amae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 @_doc
@@ -603,10 +697,7 @@ def mmae(
     >>> mmae([0, 0, 0, 2], [0, 0, 0, 0])
     2.0
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    return float(_per_class_mae(_counts(prep)).max())
+    return _scalar("mmae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 @_doc
@@ -649,11 +740,7 @@ def accuracy(
     >>> accuracy([0, 1, 2, 2], [0, 2, 2, 1])
     0.5
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    M = _counts(prep)
-    return float(np.trace(M)) / float(M.sum())
+    return _scalar("accuracy", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 def _check_k(k: Any) -> int:
@@ -716,12 +803,7 @@ def within_k_accuracy(
     >>> within_k_accuracy([0, 1, 3, 3], [0, 2, 3, 1], k=2)
     1.0
     """
-    k = _check_k(k)
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    M = _counts(prep)
-    return float(M[builtin_matrix("absolute", prep.n_classes) <= k].sum()) / float(M.sum())
+    return _scalar("within_k_accuracy", y_true, y_pred, labels, sample_weight, nan_policy, k=k)
 
 
 @_doc
@@ -772,13 +854,7 @@ def macro_f1(
     >>> round(macro_f1([0, 1, 3, 3], [0, 2, 3, 1]), 6)  # class 2 counts, F1 = 0
     0.416667
     """
-    prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
-    if prep.propagate:
-        return math.nan
-    M = _counts(prep)
-    support = M.sum(axis=1) + M.sum(axis=0)
-    present = support > 0
-    return float((2.0 * np.diag(M)[present] / support[present]).mean())
+    return _scalar("macro_f1", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
 # --------------------------------------------------------------------------------------------
