@@ -1,0 +1,864 @@
+r"""Retention curves and the area under them (AURSC), Galdran (MICCAI 2023) Sect. 2.4.
+
+A per-sample score S (a scoring rule such as the RPS, lower is better) ranks the rows from the
+best prediction to the worst; removing the worst rows first and computing a set metric (QWK,
+expected cost, ...) on the rows that remain gives one point of the *retention curve* for each
+retained fraction f. A score that recognises bad ordinal predictions makes the metric improve
+quickly as rows are removed; the normalised area under the curve (AURSC) sums this up in one
+number (DEFINITIONS section 6).
+
+The rows are sorted once; the confusion counts of every retained subset are cumulative sums of
+the per-row cell counts between consecutive cut points, and the metric is evaluated on all of
+them in one batched call of :func:`ordmetrics.agreement.counts_evaluator`: O(N log N + M K^2)
+for M fractions, never a recomputation per fraction.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._registry import MetricSpec, get_metric, list_metrics
+from .._validation import (
+    Prepared,
+    _fmt_values,
+    _type_name,
+    as_proba,
+    as_scores,
+    as_weights,
+    check_lengths,
+    check_option,
+    encode_labels,
+    prepare_proba,
+    sum_tolerance,
+)
+from .._warnings import UndefinedMetricWarning
+from ..agreement import AGREEMENT_METRICS, counts_evaluator
+from ..decisions import RULES, decide
+
+__all__ = ["DEFAULT_FRACTIONS", "RetentionCurve", "aursc", "retention_curve"]
+
+#: The default retained fractions 1.000, 0.975, ..., 0.500 (21 points, k / 40 exactly rounded).
+DEFAULT_FRACTIONS = np.arange(40, 19, -1) / 40.0
+DEFAULT_FRACTIONS.setflags(write=False)
+
+#: Metrics that are weighted means of a per-row loss (``expected_cost`` only unnormalised):
+#: they have an oracle curve, and random removal leaves their expectation unchanged.
+DECOMPOSABLE = ("expected_cost", "mae", "accuracy", "within_k_accuracy")
+
+#: The arguments every agreement metric takes; the others are its options (``metric_kwargs``).
+_COMMON_PARAMS = frozenset({"y_true", "y_pred", "labels", "sample_weight", "nan_policy"})
+
+#: Populations (total integer weight) from which NumPy's hypergeometric sampler can draw.
+_HYPERGEOMETRIC_LIMIT = 10**9
+
+#: Rows x orderings handled at once by the row-permutation Monte Carlo (bounds its memory).
+_CHUNK_ELEMENTS = 1 << 21
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class RetentionCurve:
+    """A retention curve and its baselines (computed by :func:`retention_curve`).
+
+    Arrays are read-only and have one entry per retained fraction, in the order of
+    ``fractions``.
+
+    Attributes
+    ----------
+    fractions : ndarray of shape (M,)
+        Retained fractions f, strictly decreasing, in (0, 1].
+    values : ndarray of shape (M,)
+        The metric on the rows retained at each fraction (NaN where it is undefined).
+    area : float
+        AURSC: the trapezoidal area under (f, value) divided by the span of f (see
+        :func:`aursc`); NaN when a value is NaN.
+    by : str
+        Name of the per-sample score that ranks the rows (``"custom"`` for an array or an
+        anonymous callable).
+    metric : str
+        Name of the agreement metric.
+    n_retained : ndarray of shape (M,)
+        Retained weight T(f): the number of rows n(f) without weights, ``int64`` when all
+        weights are integers, ``float64`` otherwise.
+    oracle : ndarray of shape (M,) or None
+        The curve of the best possible removal (rows with the worst per-row loss removed
+        first) for the metrics that are means of a per-row loss; None for the others.
+    random : ndarray of shape (M,) or None
+        The expected metric when the removed rows are chosen uniformly at random: exact for
+        the mean-of-loss metrics with integer weights, a Monte Carlo estimate otherwise; None
+        when ``n_random=0`` asked for no estimate.
+    decision : str
+        The decision rule that turned probabilities into classes, or ``"custom"`` for given
+        hard predictions.
+    """
+
+    fractions: np.ndarray
+    values: np.ndarray
+    area: float
+    by: str
+    metric: str
+    n_retained: np.ndarray
+    oracle: np.ndarray | None
+    random: np.ndarray | None
+    decision: str
+
+    def __repr__(self) -> str:
+        f = self.fractions
+        return (
+            f"RetentionCurve(by={self.by!r}, metric={self.metric!r}, "
+            f"decision={self.decision!r}, area={self.area:.6g}, {f.size} fractions from "
+            f"{f[0]:g} to {f[-1]:g}, oracle={'yes' if self.oracle is not None else 'no'}, "
+            f"random={'yes' if self.random is not None else 'no'})"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Argument checks
+# --------------------------------------------------------------------------------------------
+
+
+def prepare(y_true: Any, y_proba: Any, labels: Any, sample_weight: Any) -> Prepared:
+    """:func:`~ordmetrics._validation.prepare_proba` (``nan_policy="raise"``), screened first.
+
+    A cheap screen (class range, minimum, maximum and row sums of the probabilities, weight
+    range and sum) passes valid input without the full diagnosis; only input that fails it
+    goes through ``prepare_proba``, which raises the precise error.
+    """
+    P = as_proba(y_proba)
+    n, k = P.shape
+    enc = encode_labels(y_true, labels=labels, n_classes=k)
+    check_lengths(enc.codes.size, n)
+    w = as_weights(sample_weight, n)
+    y = enc.codes
+    ok = enc.missing is None and y.min() >= 0 and y.max() < k
+    with np.errstate(invalid="ignore"):
+        ok = ok and P.min() >= 0.0 and P.max() <= 1.0  # NaN fails both
+        if ok:
+            sums = P @ np.ones(k, dtype=P.dtype)
+            tol = sum_tolerance(P.dtype, k)
+            ok = sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol
+        if ok and w is not None:
+            ok = w.min() >= 0.0 and w.max() <= np.finfo(np.float64).max and w.sum() > 0.0
+    if ok:
+        return Prepared(y, P, w, k, enc.labels)
+    return prepare_proba(
+        y_true, y_proba, labels=labels, sample_weight=sample_weight, nan_policy="raise"
+    )
+
+
+def _check_fractions(fractions: Any) -> np.ndarray:
+    if fractions is None:
+        return DEFAULT_FRACTIONS
+    if isinstance(fractions, str):
+        raise TypeError(
+            f"fractions must be a 1-D sequence of retained fractions in (0, 1], e.g. "
+            f"[1.0, 0.9, 0.8]; got the string {fractions!r}."
+        )
+    try:
+        f = np.array(fractions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"fractions must be a 1-D sequence of numbers in (0, 1]; got {_type_name(fractions)} "
+            "that could not be converted to float."
+        ) from None
+    if f.ndim != 1:
+        raise ValueError(
+            f"fractions must be a 1-D sequence of retained fractions in (0, 1]; got an array "
+            f"of shape {f.shape}. Pass e.g. fractions=[1.0, 0.9, 0.8]."
+        )
+    if f.size == 0:
+        raise ValueError(
+            "fractions is empty; pass at least one retained fraction in (0, 1], or None for "
+            "the default 1.000, 0.975, ..., 0.500."
+        )
+    bad = ~((f > 0) & (f <= 1))  # NaN included
+    if bad.any():
+        raise ValueError(
+            f"fractions must lie in (0, 1] (the share of rows kept); got "
+            f"{_fmt_values(f[bad].tolist())}. A fraction of 0 keeps nothing."
+        )
+    if f.size > 1 and not (np.diff(f) < 0).all():
+        raise ValueError(
+            f"fractions must be strictly decreasing (most rows kept first); got "
+            f"{_fmt_values(f.tolist(), 8)}. Pass e.g. np.unique(fractions)[::-1]."
+        )
+    f.setflags(write=False)
+    return f
+
+
+def _check_n_random(n_random: Any) -> int:
+    if isinstance(n_random, bool) or not isinstance(n_random, int | np.integer):
+        raise TypeError(
+            f"n_random must be a non-negative integer (random orderings of the Monte Carlo "
+            f"baseline); got {_type_name(n_random)} {n_random!r}."
+        )
+    if n_random < 0:
+        raise ValueError(
+            f"n_random must be a non-negative integer; got {n_random}. Pass 0 to skip the "
+            "Monte Carlo baseline."
+        )
+    return int(n_random)
+
+
+def _metric_evaluator(
+    metric: Any, metric_kwargs: Any, n_classes: int
+) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, Any]]:
+    """The batched evaluator of ``metric`` with its options checked, and the options."""
+    allowed = ", ".join(AGREEMENT_METRICS)
+    if not isinstance(metric, str):
+        raise TypeError(
+            f"metric must be the name of an agreement metric ({allowed}); got "
+            f"{_type_name(metric)} {metric!r}."
+        )
+    if metric not in AGREEMENT_METRICS:
+        hint = (
+            f" {metric!r} is a scoring rule: it scores single rows; pass it as by= to rank them."
+            if metric in list_metrics("scoring_rule")
+            else ""
+        )
+        raise ValueError(
+            f"metric must be an agreement metric computed on the retained rows, one of "
+            f"{allowed}; got {metric!r}.{hint}"
+        )
+    if metric_kwargs is None:
+        options: dict[str, Any] = {}
+    elif isinstance(metric_kwargs, Mapping):
+        options = dict(metric_kwargs)
+    else:
+        raise TypeError(
+            f"metric_kwargs must be a dict of options of {metric} (e.g. {{'costs': 'squared'}} "
+            f"for expected_cost), or None; got {_type_name(metric_kwargs)} {metric_kwargs!r}."
+        )
+    accepted = [
+        p for p in inspect.signature(get_metric(metric).func).parameters if p not in _COMMON_PARAMS
+    ]
+    unknown = sorted(set(options) - set(accepted), key=str)
+    if unknown:
+        takes = f"takes {', '.join(accepted)}" if accepted else "takes no options"
+        raise TypeError(
+            f"metric_kwargs has {_fmt_values(unknown)}, which {metric} does not accept; "
+            f"{metric} {takes}."
+        )
+    try:
+        evaluator = counts_evaluator(metric, n_classes, **dict(options))
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"metric_kwargs of {metric}: {exc}") from None
+    return evaluator, options
+
+
+def _callable_name(func: Any) -> str:
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) and name and not name.startswith("<") else "custom"
+
+
+def per_sample_scores(
+    by: Any, y_true: Any, y_proba: Any, prep: Prepared, labels: Any
+) -> tuple[np.ndarray, str]:
+    """The per-sample scores that rank the rows, and the name of ``by``.
+
+    ``by`` is a registered scoring rule (name or spec, called on the validated arrays with
+    ``reduction="none"``), a callable (called as ``by(y_true, y_proba)`` with the caller's
+    arguments, adding ``labels=labels`` when it has a ``labels`` parameter and labels are
+    given, and ``reduction="none"`` when it has a ``reduction`` parameter), or an array of N
+    finite scores. Lower is better. Shared with :func:`~ordmetrics.evaluation.worst.
+    worst_predictions`.
+    """
+    n = prep.y_true.size
+    rules = list_metrics("scoring_rule")
+    if isinstance(by, MetricSpec):
+        by = by.name
+    if isinstance(by, str):
+        if by not in rules:
+            spec_kind = get_metric(by).kind if by in list_metrics() else None
+            what = f" ({by!r} is a metric of kind {spec_kind!r})" if spec_kind else ""
+            raise ValueError(
+                f"by must be a scoring rule that scores each row ({', '.join(rules)}), a "
+                f"callable returning one score per row, or an array of per-row scores; got "
+                f"{by!r}{what}."
+            )
+        scores = get_metric(by).func(prep.y_true, prep.other, reduction="none")
+        return np.asarray(scores, dtype=np.float64), by
+    if callable(by):
+        name = _callable_name(by)
+        try:
+            params = inspect.signature(by).parameters
+        except (TypeError, ValueError):  # some builtins have no signature
+            params = {}  # type: ignore[assignment]
+        kwargs: dict[str, Any] = {}
+        if "labels" in params and labels is not None:
+            kwargs["labels"] = labels
+        if "reduction" in params:
+            kwargs["reduction"] = "none"
+        out = by(y_true, y_proba, **kwargs)
+        try:
+            scores = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"by={name} must return one number per row; it returned {_type_name(out)} "
+                "that could not be converted to float."
+            ) from None
+        if scores.ndim != 1 or scores.size != n:
+            raise ValueError(
+                f"by={name} must return one score per row ({n} values, a 1-D array); it "
+                f"returned shape {scores.shape}. A function of the library needs "
+                "reduction='none'."
+            )
+        nan = np.flatnonzero(np.isnan(scores))
+        if nan.size:
+            raise ValueError(
+                f"by={name} returned NaN for rows {_fmt_values(nan.tolist())}; every row needs "
+                "a score to be ranked."
+            )
+        return scores, name
+    scores = as_scores(by, name="by")
+    check_lengths(n, scores.size, "by")
+    nan = np.flatnonzero(np.isnan(scores))
+    if nan.size:
+        raise ValueError(
+            f"by must hold finite per-row scores; got NaN in rows {_fmt_values(nan.tolist())}."
+        )
+    return scores, "custom"
+
+
+def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
+    """Class indices of the decisions: a rule of :func:`decide` or given hard predictions."""
+    k = prep.n_classes
+    if isinstance(decision, str):
+        check_option(decision, "decision", RULES)
+        return decide(prep.other, decision), decision
+    if decision is None or np.ndim(decision) == 0:
+        raise TypeError(
+            f"decision must be one of {', '.join(repr(r) for r in RULES)} or an array of hard "
+            f"predictions (one class per row); got {_type_name(decision)} {decision!r}."
+        )
+    enc = encode_labels(
+        decision, labels=prep.labels, n_classes=k, name="decision", proba_name="y_proba"
+    )
+    check_lengths(prep.y_true.size, enc.codes.size, "decision")
+    if enc.missing is not None:
+        rows = np.flatnonzero(enc.missing)
+        raise ValueError(
+            f"decision is missing in rows {_fmt_values(rows.tolist())}; every row needs a "
+            "predicted class."
+        )
+    codes = enc.codes
+    bad = (codes < 0) | (codes >= k)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        raise ValueError(
+            f"decision must hold class indices 0..{k - 1} (y_proba has {k} columns); got "
+            f"{_fmt_values(sorted(set(codes[rows].tolist())))} in rows "
+            f"{_fmt_values(rows.tolist())}. Pass labels= if the classes have other names."
+        )
+    return codes, "custom"
+
+
+# --------------------------------------------------------------------------------------------
+# Ranking and confusion counts of every retained prefix
+# --------------------------------------------------------------------------------------------
+
+
+def rank_best_first(scores: np.ndarray) -> np.ndarray:
+    """Rows ordered by score ascending, ties by position ascending (a stable argsort).
+
+    An unstable sort is faster and gives the same order when no two scores are equal; the
+    stable sort is used when there are ties.
+    """
+    order = np.argsort(scores)
+    s = scores[order]
+    if s.size > 1 and (s[1:] == s[:-1]).any():
+        order = np.argsort(scores, kind="stable")
+    return order
+
+
+def _targets(
+    fractions: np.ndarray, weight: np.ndarray | None, n: int
+) -> tuple[np.ndarray, bool, float]:
+    """Retained weight T(f) per fraction, whether the weights are integers, and the total W."""
+    if weight is None:
+        total, integer = float(n), True
+    else:
+        total = float(weight.sum())
+        integer = bool((weight == np.floor(weight)).all())
+    raw = fractions * total
+    if integer:
+        return np.maximum(1.0, np.floor(raw + 0.5)), True, total
+    return raw, False, total
+
+
+def _prefix_counts(
+    cells: np.ndarray,
+    weight: np.ndarray | None,
+    orders: np.ndarray,
+    targets: np.ndarray,
+    kk: int,
+    tol: float,
+) -> np.ndarray:
+    """Confusion counts of the first T rows (by weight) of each ordering, for each target T.
+
+    ``cells`` holds each row's cell ``y * K + yhat``; ``orders`` of shape (R, N) lists the
+    rows of each of R orderings; rows enter in that order until their cumulative weight
+    reaches T, the boundary row contributing only the part of its weight that is needed.
+    Returns (R, M, K*K): the rows between consecutive cuts are counted once (one bincount)
+    and cumulated over the cuts, so the cost is O(R N + R M K^2).
+
+    ``tol`` absorbs the rounding of cumulative sums of non-integer weights: a boundary part
+    within ``tol`` of 0 or of the row's whole weight is taken as exactly that (0 for integer
+    weights, where every sum is exact).
+    """
+    r, n = orders.shape
+    m = targets.size
+    asc = np.argsort(targets, kind="stable")
+    t_asc = targets[asc]
+    c = cells[orders]
+    if weight is None:
+        w = None
+        cw = np.arange(1, n + 1, dtype=np.float64)[None, :]
+    else:
+        w = weight[orders]
+        cw = np.cumsum(w, axis=1)
+    # segment s of a row: it is fully retained at the targets t_asc[s:], the ones >= its
+    # cumulative weight
+    seg = np.searchsorted(t_asc, cw, side="left")
+    seg = np.broadcast_to(seg, (r, n))
+    block = np.arange(r)[:, None] * (m + 1) + seg
+    hist = np.bincount(
+        (block * kk + c).ravel(),
+        weights=None if w is None else w.ravel(),
+        minlength=r * (m + 1) * kk,
+    ).reshape(r, m + 1, kk)
+    counts = np.cumsum(hist[:, :m], axis=1)
+    if w is not None:
+        # number of fully retained rows at each target; the next row is the boundary row
+        n_full = np.cumsum(
+            np.bincount(block.ravel(), minlength=r * (m + 1)).reshape(r, m + 1)[:, :m], axis=1
+        )
+        rows = np.arange(r)[:, None]
+        inside = n_full < n
+        b = np.minimum(n_full, n - 1)
+        before = np.where(n_full > 0, cw[rows, np.maximum(n_full - 1, 0)], 0.0)
+        part = np.where(inside, t_asc[None, :] - before, 0.0)
+        wb = w[rows, b]
+        part = np.where(part <= tol, 0.0, np.where(wb - part <= tol, wb, part))
+        counts[rows, np.arange(m)[None, :], c[rows, b]] += part
+    out = np.empty_like(counts)
+    out[:, asc] = counts
+    return out
+
+
+def _random_counts_units(
+    full: np.ndarray, targets: np.ndarray, n_random: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Counts of ``n_random`` uniformly random subsets of T weight units, for each target T.
+
+    A row of integer weight w is w units (repeated rows). The cell counts of a uniformly
+    random subset of T of the W units follow the multivariate hypergeometric distribution,
+    drawn here directly: O(M n_random K^2), whatever N.
+    """
+    colors = np.rint(full).astype(np.int64)
+    total = int(colors.sum())
+    out = np.empty((n_random, targets.size, colors.size))
+    for j, t in enumerate(targets.astype(np.int64).tolist()):
+        if t >= total:
+            out[:, j] = colors
+        else:
+            out[:, j] = rng.multivariate_hypergeometric(colors, t, size=n_random)
+    return out
+
+
+def _random_counts_rows(
+    cells: np.ndarray,
+    weight: np.ndarray | None,
+    targets: np.ndarray,
+    n_random: int,
+    rng: np.random.Generator,
+    kk: int,
+    tol: float,
+) -> np.ndarray:
+    """Prefix counts of ``n_random`` uniformly random orderings of the rows (non-integer
+    weights, or integer weights too large for the hypergeometric sampler)."""
+    n = cells.size
+    chunk = max(1, _CHUNK_ELEMENTS // n)
+    parts = []
+    for start in range(0, n_random, chunk):
+        size = min(chunk, n_random - start)
+        orders = rng.permuted(np.tile(np.arange(n), (size, 1)), axis=1)
+        parts.append(_prefix_counts(cells, weight, orders, targets, kk, tol))
+    return np.concatenate(parts, axis=0)
+
+
+def _mean_defined(values: np.ndarray) -> np.ndarray:
+    """Mean over axis 0 ignoring NaN; NaN where every value is NaN (silently)."""
+    ok = ~np.isnan(values)
+    n = ok.sum(axis=0)
+    total = np.where(ok, values, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def _area(fractions: np.ndarray, values: np.ndarray) -> float:
+    """Trapezoidal area under (f, value) divided by the span of f (a single point: its value).
+
+    Written as v_0 + sum_j c_j (v_j - v_0) with trapezoid weights c_j summing to 1, so that a
+    constant curve gives exactly its constant.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 1:
+        return float(v[0])
+    df = fractions[:-1] - fractions[1:]
+    c = np.zeros(v.size)
+    c[:-1] += df / 2
+    c[1:] += df / 2
+    c /= fractions[0] - fractions[-1]
+    return float(v[0] + np.dot(c, v - v[0]))
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------------
+
+
+def _compute(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    by: Any,
+    metric: Any,
+    fractions: Any,
+    decision: Any,
+    labels: Any,
+    sample_weight: Any,
+    metric_kwargs: Any,
+    baselines: bool,
+    n_random: int,
+    random_state: Any,
+) -> RetentionCurve:
+    prep = prepare(y_true, y_proba, labels, sample_weight)
+    f = _check_fractions(fractions)
+    k = prep.n_classes
+    kk = k * k
+    evaluate, options = _metric_evaluator(metric, metric_kwargs, k)
+    scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
+    yhat, decision_name = _hard_predictions(decision, prep)
+    n = prep.y_true.size
+    w = prep.weight
+    cells = prep.y_true * k + yhat
+    targets, integer, total = _targets(f, w, n)
+    tol = 0.0 if integer else 4.0 * n * np.finfo(np.float64).eps * total
+
+    order = rank_best_first(scores)
+    stacks = [
+        np.bincount(cells, weights=w, minlength=kk).astype(np.float64)[None, None, :],
+        _prefix_counts(cells, w, order[None, :], targets, kk, tol),
+    ]
+    decomposable = metric in DECOMPOSABLE and not (
+        metric == "expected_cost" and options.get("normalize", False)
+    )
+    exact_random = decomposable and integer
+    mc = baselines and n_random > 0 and not exact_random
+    if baselines and decomposable:
+        # the per-row loss of each cell: the metric of a single row in that cell
+        cell_value = evaluate(np.eye(kk).reshape(kk, k, k))
+        sign = 1.0 if get_metric(metric).direction == "minimize" else -1.0
+        # rank of each cell's loss among the distinct losses: a small integer key, so the
+        # stable sort is a radix sort
+        _, key = np.unique(sign * cell_value, return_inverse=True)
+        key = key.astype(np.int16 if kk <= np.iinfo(np.int16).max else np.int64)
+        oracle_order = np.argsort(key[cells], kind="stable")
+        stacks.append(_prefix_counts(cells, w, oracle_order[None, :], targets, kk, tol))
+    if mc:
+        rng = np.random.default_rng(random_state)
+        if integer and total < _HYPERGEOMETRIC_LIMIT:
+            rand = _random_counts_units(stacks[0][0, 0], targets, n_random, rng)
+        else:
+            rand = _random_counts_rows(cells, w, targets, n_random, rng, kk, tol)
+        stacks.append(rand)
+    sizes = [s.shape[0] * s.shape[1] for s in stacks]
+    flat = np.concatenate([s.reshape(-1, kk) for s in stacks], axis=0)
+    values_all = evaluate(flat.reshape(-1, k, k))  # one batched evaluation of every matrix
+    pieces = np.split(values_all, np.cumsum(sizes)[:-1])
+    full_value = float(pieces[0][0])
+    values = pieces[1]
+    oracle = pieces[2] if baselines and decomposable else None
+    random: np.ndarray | None = None
+    if baselines and exact_random:
+        random = np.full(f.size, full_value)
+    elif mc:
+        random = _mean_defined(pieces[-1].reshape(n_random, f.size))
+
+    undefined = np.isnan(values)
+    if undefined.any():
+        warnings.warn(
+            f"{metric} is undefined on the rows retained at fractions "
+            f"{_fmt_values(f[undefined].tolist())} (e.g. a single class throughout); those "
+            "values are NaN, and so is the area.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    n_retained = targets.astype(np.int64) if integer else targets
+    return RetentionCurve(
+        fractions=_frozen(f),
+        values=_frozen(values),
+        area=_area(f, values),
+        by=by_name,
+        metric=metric,
+        n_retained=_frozen(n_retained),
+        oracle=None if oracle is None else _frozen(oracle),
+        random=None if random is None else _frozen(random),
+        decision=decision_name,
+    )
+
+
+_PARAMS = """\
+    y_true : array-like of shape (n_samples,)
+        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
+        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
+    y_proba : array-like of shape (n_samples, K)
+        Predicted probabilities, one column per class in ordinal order; each row must lie in
+        [0, 1] and sum to 1 (tolerance 1e-6).
+    by : str, callable or array-like of shape (n_samples,), default "rps"
+        The per-sample score that ranks the rows; lower is better, so the rows with the
+        highest scores are removed first. A scoring rule name (``"rps"``, ``"sa_rps"``,
+        ``"brier"``, ``"log_loss"``, ``"pbs"``, ``"pll"``); a callable, called as
+        ``by(y_true, y_proba)`` with the arguments as given here, plus ``labels=labels`` when
+        it has a ``labels`` parameter and ``labels`` is given, and ``reduction="none"`` when
+        it has a ``reduction`` parameter (so ``ordmetrics.rps`` itself works), returning one
+        score per row (``+inf`` allowed, NaN not); or an array of N finite scores.
+    metric : str, default "qwk"
+        The agreement metric computed on the retained rows: one of ``"kappa"``, ``"qwk"``,
+        ``"expected_cost"``, ``"mae"``, ``"amae"``, ``"mmae"``, ``"accuracy"``,
+        ``"within_k_accuracy"``, ``"macro_f1"``. Always over the full label set (K classes).
+    fractions : array-like of shape (M,), optional
+        Retained fractions, strictly decreasing, in (0, 1]. Default: 1.000, 0.975, ...,
+        0.500 (21 points, :data:`DEFAULT_FRACTIONS`).
+    decision : {"argmax", "median", "expected", "min_cost"} or array-like of shape \
+(n_samples,), default "argmax"
+        How each probability row becomes a class: a rule of
+        :func:`~ordmetrics.decisions.decide` (``"min_cost"`` with its default absolute costs;
+        for another cost matrix pass ``decide(y_proba, "min_cost", costs=C)``), or the hard
+        predictions themselves (class indices, or labels when ``labels`` is given).
+    labels : sequence, optional
+        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative frequency weights. Integer weights give exactly the result of repeating
+        rows (see Notes); rows of weight 0 never count.
+    metric_kwargs : dict, optional
+        Options of ``metric``: ``{"weights": ...}`` for kappa, ``{"costs": ..., "normalize":
+        ...}`` for expected_cost, ``{"k": ...}`` for within_k_accuracy."""
+
+_NOTES = r"""
+    **Ranking.** Rows are ranked best first by score ascending, ties by original position
+    ascending (a stable sort). At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows
+    are kept (DEFINITIONS section 6), so the worst-scored rows are removed first. With
+    ``sample_weight``, N becomes the total weight W and the kept weight is
+    T(f) = max(1, floor(f W + 1/2)) when every weight is an integer (unit weights included),
+    f W otherwise; rows enter in ranking order until their cumulative weight reaches T(f),
+    the boundary row contributing only the part of its weight that is needed. A row of
+    weight 3 cut after 2 of its 3 units counts with weight 2, exactly as 3 repeated rows of
+    which 2 are kept.
+
+    **AURSC.** With the fractions f_0 > ... > f_{M-1} and values v_j,
+
+    .. math::
+
+        \mathrm{AURSC} = \frac{1}{f_0 - f_{M-1}} \sum_{j=0}^{M-2}
+        (f_j - f_{j+1}) \, \frac{v_j + v_{j+1}}{2},
+
+    the trapezoidal area divided by the span of the fractions, so that a constant curve m
+    has AURSC m and the AURSC is on the scale of the metric (QWK in [-1, 1], higher is
+    better; expected cost, lower is better). With a single fraction it is that value. The
+    AURSC values printed in the paper's Table 1 (13-18 for QWK) are on an unstated,
+    unnormalized scale and cannot be compared with these.
+
+    **Algorithm.** One sort, O(N log N); the confusion counts of every retained subset are
+    cumulative sums of the per-row cell counts (rows: true class, columns: predicted class)
+    between consecutive cut points, O(N + M K^2); the M matrices are evaluated in one
+    batched call of :func:`ordmetrics.agreement.counts_evaluator`, the same formulas as the
+    public metric functions."""
+
+
+def retention_curve(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    by: Any = "rps",
+    metric: str = "qwk",
+    fractions: Any = None,
+    decision: Any = "argmax",
+    labels: Any = None,
+    sample_weight: Any = None,
+    metric_kwargs: Mapping[str, Any] | None = None,
+    n_random: int = 100,
+    random_state: Any = 0,
+) -> RetentionCurve:
+    r"""Retention curve: a set metric on the best-scored rows as the worst are removed.
+
+    For each retained fraction f, keep the rows whose per-sample score (``by``, e.g. the
+    RPS) is best, remove the rest, and compute ``metric`` (e.g. QWK) of the decisions on the
+    rows kept. A per-sample score that singles out bad ordinal predictions makes the metric
+    improve fast as rows are removed (Galdran 2023, Sect. 2.4, Fig. 4).
+
+    Parameters
+    ----------
+    {params}
+    n_random : int, default 100
+        Number of random draws of the Monte Carlo estimate of ``random`` (where it is not
+        exact); 0 skips the estimate (``random`` is then None unless it is exact).
+    random_state : int, numpy.random.Generator or None, default 0
+        Seed of the Monte Carlo estimate; the default makes the result deterministic.
+
+    Returns
+    -------
+    RetentionCurve
+        ``fractions``, ``values``, ``area`` (the AURSC, see :func:`aursc`), ``by``,
+        ``metric``, ``n_retained``, ``oracle``, ``random`` and ``decision``.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When the metric is undefined (NaN) on the rows retained at some fraction, e.g.
+        kappa on rows of a single class.
+
+    Notes
+    -----{notes}
+
+    **Oracle curve.** For the metrics that are weighted means of a per-row loss,
+    ``expected_cost`` (unnormalised; loss C[y, yhat]), ``mae`` (|y - yhat|), ``accuracy``
+    (1{{y != yhat}}) and ``within_k_accuracy`` (1{{|y - yhat| > k}}), the oracle removes the
+    rows of largest loss first (ties by original position, as for the curve). Keeping the
+    lowest losses is the best any ranking can do, so the oracle is an upper bound of the
+    curve for accuracy (a lower bound for MAE and expected cost) at every fraction. For the
+    other metrics ``oracle`` is None.
+
+    **Random removal.** ``random`` is the expected metric when the rows removed are chosen
+    uniformly at random, the curve of a score that knows nothing. For the mean-of-loss
+    metrics with integer weights it is exactly the full-data value at every fraction: a
+    uniformly random subset of T of the W weight units contains each unit with probability
+    T / W, so the expected sum of the losses it keeps is (T / W) times the total and its
+    expected mean is the mean. Otherwise it is estimated by Monte Carlo from ``n_random``
+    random draws, averaging the values that are defined. With integer weights (total below
+    10^9) each draw is a uniformly random subset of T(f) weight units, i.e. the first T(f)
+    units of a uniformly random ordering of the units, whose confusion counts follow the
+    multivariate hypergeometric distribution and are drawn directly (cost independent of N;
+    rows of integer weight give exactly the numbers of the repeated rows). Otherwise each
+    draw is a uniformly random ordering of the rows, cut like the curve (the boundary row
+    in part), with the confusion counts built by the same cumulative sums.
+
+    References
+    ----------
+    .. [1] Galdran, A. Performance Metrics for Probabilistic Ordinal Classifiers. MICCAI 2023,
+       Sect. 2.4 (retention curves and AURSC), Table 1 and Fig. 4.
+
+    Examples
+    --------
+    >>> from ordmetrics.evaluation.retention import retention_curve
+    >>> y = [0, 1, 2, 2]
+    >>> P = [[0.8, 0.2, 0.0], [0.1, 0.6, 0.3], [0.1, 0.1, 0.8], [0.7, 0.2, 0.1]]
+    >>> curve = retention_curve(y, P, metric="mae", fractions=[1.0, 0.75, 0.5])
+    >>> curve.n_retained  # rows kept: the last row (RPS 0.65) goes first
+    array([4, 3, 2])
+    >>> curve.values
+    array([0.5, 0. , 0. ])
+    >>> curve.area  # (0.25 (0.5 + 0) / 2 + 0.25 (0 + 0) / 2) / 0.5
+    0.125
+    >>> curve.oracle, curve.random
+    (array([0.5, 0. , 0. ]), array([0.5, 0.5, 0.5]))
+    """
+    return _compute(
+        y_true,
+        y_proba,
+        by=by,
+        metric=metric,
+        fractions=fractions,
+        decision=decision,
+        labels=labels,
+        sample_weight=sample_weight,
+        metric_kwargs=metric_kwargs,
+        baselines=True,
+        n_random=_check_n_random(n_random),
+        random_state=random_state,
+    )
+
+
+def aursc(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    by: Any = "rps",
+    metric: str = "qwk",
+    fractions: Any = None,
+    decision: Any = "argmax",
+    labels: Any = None,
+    sample_weight: Any = None,
+    metric_kwargs: Mapping[str, Any] | None = None,
+) -> float:
+    r"""Area under the retention curve (AURSC), normalised by the span of the fractions.
+
+    .. math::
+
+        \mathrm{AURSC} = \frac{1}{f_0 - f_{M-1}} \sum_{j=0}^{M-2}
+        (f_j - f_{j+1}) \, \frac{v_j + v_{j+1}}{2}
+
+    with v_j the metric on the rows retained at fraction f_j (see :func:`retention_curve`,
+    whose ``area`` this is; the baselines are not computed here).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    float
+        The AURSC, on the scale of ``metric``: a constant curve m gives m. For QWK range
+        [-1, 1], higher is better; for the expected cost, lower is better. NaN (with an
+        :class:`~ordmetrics.UndefinedMetricWarning`) when the metric is undefined at some
+        fraction.
+
+    Notes
+    -----{notes}
+
+    References
+    ----------
+    .. [1] Galdran, A. Performance Metrics for Probabilistic Ordinal Classifiers. MICCAI 2023,
+       Sect. 2.4 (retention curves and AURSC), Table 1.
+
+    Examples
+    --------
+    >>> from ordmetrics.evaluation.retention import aursc
+    >>> y = [0, 1, 2, 2]
+    >>> P = [[0.8, 0.2, 0.0], [0.1, 0.6, 0.3], [0.1, 0.1, 0.8], [0.7, 0.2, 0.1]]
+    >>> aursc(y, P, metric="mae", fractions=[1.0, 0.75, 0.5])
+    0.125
+    >>> aursc(y, P, by="brier", metric="mae", fractions=[1.0, 0.75, 0.5])
+    0.125
+    """
+    return _compute(
+        y_true,
+        y_proba,
+        by=by,
+        metric=metric,
+        fractions=fractions,
+        decision=decision,
+        labels=labels,
+        sample_weight=sample_weight,
+        metric_kwargs=metric_kwargs,
+        baselines=False,
+        n_random=0,
+        random_state=None,
+    ).area
+
+
+for _func in (retention_curve, aursc):
+    _func.__doc__ = (_func.__doc__ or "").replace("    {params}", _PARAMS)
+    _func.__doc__ = _func.__doc__.replace("{notes}", _NOTES).replace("{{", "{").replace("}}", "}")
