@@ -34,7 +34,7 @@ lint: $(STAMP_TEST)
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
-	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

@@ -15,102 +15,29 @@ Run with ``.venv/bin/python benchmarks/bench_agreement.py [--quick]``.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import os
-import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+import _common as common
 import numpy as np
+from _common import ms
 
-import ordmetrics
 from ordmetrics import agreement
 from ordmetrics.decisions import decide
 
 GOAL_SPEEDUP = 10.0  # ordmetrics.qwk at least this many times faster than scikit-learn
-RTOL = 1e-9  # agreement required between scikit-learn's QWK and ordmetrics'
-QUICK_N = 10_000
-QUICK_REPEAT = 3
-PEER_REPEAT = 3
-
-
-@dataclass
-class Timing:
-    best: float
-    median: float
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000, help="rows (default 1,000,000)")
-    parser.add_argument("--k", type=int, default=5, help="classes (default 5)")
-    parser.add_argument(
-        "--repeat", type=int, default=15, help="timed runs per call; best and median (15)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of numpy default_rng (0)")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"smoke run: N = {QUICK_N:,} rows and {QUICK_REPEAT} runs",
-    )
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.n, args.repeat = QUICK_N, QUICK_REPEAT
-    if args.n < 1 or args.k < 2 or args.repeat < 1:
-        parser.error("need --n >= 1, --k >= 2 and --repeat >= 1")
-    return args
+PACKAGES = (("numpy", "numpy"), ("ordmetrics", "ordmetrics"), ("scikit-learn", "sklearn"))
 
 
 def make_data(n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Probabilities (Dirichlet(1, ..., 1), float64), truth, a noisy prediction, weights."""
     rng = np.random.default_rng(seed)
-    proba = np.ascontiguousarray(rng.dirichlet(np.ones(k), size=n), dtype=np.float64)
+    proba = common.dirichlet_proba(rng, n, k)
     y_true = rng.integers(0, k, size=n)
     y_pred = np.clip(y_true + rng.integers(-1, 2, size=n), 0, k - 1)
     weight = rng.uniform(0.5, 2.0, size=n)
     return proba, y_true, y_pred, weight
-
-
-def measure(fn: Callable[[], Any], repeat: int) -> Timing:
-    """Best and median of ``repeat`` runs, with the garbage collector off while timing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-    finally:
-        if enabled:
-            gc.enable()
-    return Timing(min(times), statistics.median(times))
-
-
-def machine_info() -> list[str]:
-    try:
-        import sklearn
-
-        sk = sklearn.__version__
-    except ImportError:
-        sk = "not installed"
-    return [
-        f"platform     {platform.platform()} ({platform.machine()})",
-        f"cpus         {os.cpu_count()} (os.cpu_count())",
-        f"python       {platform.python_version()}",
-        f"numpy        {np.__version__}",
-        f"ordmetrics   {ordmetrics.__version__}",
-        f"scikit-learn {sk}",
-    ]
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:10.2f}"
 
 
 def calls(
@@ -142,17 +69,17 @@ def calls(
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args = common.parse_args(__doc__, argv)
     proba, y_true, y_pred, weight = make_data(args.n, args.k, args.seed)
     print(
         f"ordmetrics agreement benchmark: N = {args.n:,} rows, K = {args.k} classes, int64 "
         f"labels; y_proba float64 ({proba.nbytes / 1e6:.1f} MB), seed {args.seed}"
     )
-    print("\n".join(machine_info()))
+    print("\n".join(common.machine_info(PACKAGES)))
     print()
 
     proba.sum()  # touch the data once before timing
-    read = measure(proba.sum, args.repeat)
+    read = common.measure(proba.sum, args.repeat)
     print(
         f"read pass y_proba.sum(): best {read.best * 1e3:.3f} ms, median "
         f"{read.median * 1e3:.3f} ms ({args.repeat} runs); 'x read' = best time / "
@@ -162,15 +89,12 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = calls(proba, y_true, y_pred, weight)
     width = max(len(name) for name, _ in rows)
-    head = f"{'call':<{width}}  {'best':>10}  {'median':>10}  {'x read':>7}"
     print(f"ordmetrics, best and median of {args.repeat} runs")
-    print(head)
-    print(f"{'':<{width}}  {'ms':>10}  {'ms':>10}")
-    print("-" * len(head))
+    print(common.table_header(width, [("best", 10), ("median", 10), ("x read", 7)], ["ms", "ms"]))
     timings = {}
     for name, fn in rows:
         fn()  # warm-up
-        t = measure(fn, args.repeat)
+        t = common.measure(fn, args.repeat)
         timings[name] = t
         print(f"{name:<{width}}  {ms(t.best)}  {ms(t.median)}  {t.best / read.best:7.2f}")
     print()
@@ -184,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ours = agreement.qwk(y_true, y_pred)
     theirs = float(cohen_kappa_score(y_true, y_pred, weights="quadratic", labels=labels))
     plain = float(cohen_kappa_score(y_true, y_pred, weights="quadratic"))
-    if not np.isclose(ours, theirs, rtol=RTOL, atol=0.0):
+    if not np.isclose(ours, theirs, rtol=common.RTOL, atol=0.0):
         print(
             f"QWK DIFFERS: ordmetrics {ours!r}, scikit-learn (labels=range(K)) {theirs!r}; "
             "no speed comparison."
@@ -192,9 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(
         f"QWK check: ordmetrics {ours:.15g}, scikit-learn with labels=range(K) {theirs:.15g} "
-        f"(agree to rtol {RTOL:g}); without labels= {plain:.15g}"
+        f"(agree to rtol {common.RTOL:g}); without labels= {plain:.15g}"
     )
-    peer_repeat = min(PEER_REPEAT, args.repeat)
+    peer_repeat = min(common.PEER_REPEAT, args.repeat)
 
     def sk_qwk() -> float:
         return float(cohen_kappa_score(y_true, y_pred, weights="quadratic"))
@@ -202,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     def sk_qwk_labels() -> float:
         return float(cohen_kappa_score(y_true, y_pred, weights="quadratic", labels=labels))
 
-    sk = measure(sk_qwk, peer_repeat)
-    sk_labels = measure(sk_qwk_labels, peer_repeat)
-    ours_t = measure(lambda: agreement.qwk(y_true, y_pred), args.repeat)
+    sk = common.measure(sk_qwk, peer_repeat)
+    sk_labels = common.measure(sk_qwk_labels, peer_repeat)
+    ours_t = common.measure(lambda: agreement.qwk(y_true, y_pred), args.repeat)
     speedup = sk.best / ours_t.best
     print(f"scikit-learn, best and median of {peer_repeat} runs")
     for name, t in (
@@ -217,14 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     metric_rows = [n for n, _ in rows if not n.startswith("decide")]
     slowest = max(metric_rows, key=lambda n: timings[n].best)
     print()
-    print(
-        f"summary: ordmetrics.qwk is {speedup:.1f}x faster than scikit-learn's "
+    common.print_summary(
+        f"ordmetrics.qwk is {speedup:.1f}x faster than scikit-learn's "
         f'cohen_kappa_score(weights="quadratic") ({sk_labels.best / ours_t.best:.1f}x with '
         f"labels=); goal >= {GOAL_SPEEDUP:g}x {ok}. Slowest agreement metric: {slowest} at "
-        f"{timings[slowest].best / read.best:.2f}x read."
+        f"{timings[slowest].best / read.best:.2f}x read.",
+        args.n,
     )
-    if args.n < 1_000_000:
-        print(f"(the goal is stated for N = 1,000,000; this run has N = {args.n:,})")
     return 0
 
 

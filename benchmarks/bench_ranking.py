@@ -14,22 +14,15 @@ Run with ``.venv/bin/python benchmarks/bench_ranking.py [--quick]``.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import importlib
-import os
-import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numba
+import _common as common
 import numpy as np
+from _common import Peer, Peers, ms
 
-import ordmetrics
 from ordmetrics.ranking import c_index, kendall_tau, spearman
 
 METRICS: dict[str, Callable[..., float]] = {
@@ -39,16 +32,14 @@ METRICS: dict[str, Callable[..., float]] = {
 }
 GOAL_SECONDS = 1.0  # c_index and kendall_tau at N = 10^6
 GOAL_METRICS = ("c_index", "kendall_tau")
-RTOL = 1e-9  # agreement required between a peer and ordmetrics
-QUICK_N = 10_000
-QUICK_REPEAT = 3
-PEER_REPEAT = 3  # peers are slow at 10^6 rows: at most this many timed runs
-
-
-@dataclass
-class Timing:
-    best: float
-    median: float
+PACKAGES = (
+    ("numpy", "numpy"),
+    ("numba", "numba"),
+    ("ordmetrics", "ordmetrics"),
+    ("scipy", "scipy"),
+    ("scikit-learn", "sklearn"),
+    ("lifelines", "lifelines"),
+)
 
 
 @dataclass
@@ -57,27 +48,6 @@ class Case:
     y: np.ndarray
     score: Any  # 1-D scores or a probability matrix
     weight: np.ndarray
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000, help="rows (default 1,000,000)")
-    parser.add_argument("--k", type=int, default=5, help="classes (default 5)")
-    parser.add_argument(
-        "--repeat", type=int, default=7, help="timed runs per call; best and median (7)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of numpy default_rng (0)")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"smoke run: N = {QUICK_N:,} rows and {QUICK_REPEAT} runs",
-    )
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.n, args.repeat = QUICK_N, QUICK_REPEAT
-    if args.n < 2 or args.k < 2 or args.repeat < 1:
-        parser.error("need --n >= 2, --k >= 2 and --repeat >= 1")
-    return args
 
 
 def make_cases(n: int, k: int, seed: int) -> list[Case]:
@@ -96,95 +66,32 @@ def make_cases(n: int, k: int, seed: int) -> list[Case]:
     ]
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def measure(fn: Callable[[], Any], repeat: int) -> Timing:
-    """Best and median of ``repeat`` runs, with the garbage collector off while timing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        times = [timed(fn) for _ in range(repeat)]
-    finally:
-        if enabled:
-            gc.enable()
-    return Timing(min(times), statistics.median(times))
-
-
-def optional_version(module: str) -> str | None:
-    try:
-        return importlib.import_module(module).__version__
-    except ImportError:
-        return None
-
-
-def machine_info() -> list[str]:
-    return [
-        f"platform     {platform.platform()} ({platform.machine()})",
-        f"cpus         {os.cpu_count()} (os.cpu_count())",
-        f"python       {platform.python_version()}",
-        f"numpy        {np.__version__}",
-        f"numba        {numba.__version__}",
-        f"ordmetrics   {ordmetrics.__version__}",
-        f"scipy        {optional_version('scipy') or 'not installed'}",
-        f"scikit-learn {optional_version('sklearn') or 'not installed'}",
-        f"lifelines    {optional_version('lifelines') or 'not installed'}",
-    ]
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:10.2f}"
-
-
-def agreement(peer_value: float, ours_value: float) -> str:
-    if np.isclose(peer_value, ours_value, rtol=RTOL, atol=0.0):
-        return "agrees"
-    return f"DIFFERS by {peer_value - ours_value:.3g} ({peer_value:.12g} vs {ours_value:.12g})"
-
-
 def bench_case(case: Case, repeat: int, best: dict[str, float]) -> None:
     """Time every metric on ``case``, unweighted and weighted; record the worst best time."""
     print(f"case: {case.name}")
-    head = f"{'call':<34}  {'first call':>10}  {'best':>10}  {'median':>10}  {'value':>14}"
-    print(head)
-    print(f"{'':<34}  {'ms':>10}  {'ms':>10}  {'ms':>10}")
-    print("-" * len(head))
+    columns = [("first call", 10), ("best", 10), ("median", 10), ("value", 14)]
+    print(common.table_header(34, columns, ["ms", "ms", "ms"]))
     for name, fn in METRICS.items():
         for label, kwargs in (("", {}), (", weighted", {"sample_weight": case.weight})):
 
             def call(fn: Callable[..., float] = fn, kwargs: dict[str, Any] = kwargs) -> float:
                 return fn(case.y, case.score, **kwargs)
 
-            first = timed(call)
-            t = measure(call, repeat)
+            first = common.timed(call)
+            t = common.measure(call, repeat)
             best[name] = max(best.get(name, 0.0), t.best)
             print(f"{name + label:<34}  {ms(first)}  {ms(t.best)}  {ms(t.median)}  {call():14.10f}")
     print()
 
 
-@dataclass
-class Peer:
-    name: str
-    ours_name: str
-    peer: Callable[[], float]
-    ours: Callable[[], float]
-
-
 def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
     """The installed peers on the continuous and tied cases, and lines for missing ones."""
-    peers: list[Peer] = []
-    missing: list[str] = []
-    try:
-        from scipy import stats
-    except ImportError:
-        missing.append("scipy.stats.kendalltau / spearmanr: not installed")
-    else:
+    peers = Peers()
+    stats = peers.library("scipy.stats", "scipy.stats.kendalltau / spearmanr")
+    if stats is not None:
         for case in cases[:2]:
             y, s, tag = case.y, case.score, case.name.split(" ")[0]
-            peers.append(
+            peers.found.append(
                 Peer(
                     f"scipy kendalltau(variant='b'), {tag}",
                     "ordmetrics.kendall_tau",
@@ -192,7 +99,7 @@ def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
                     lambda y=y, s=s: kendall_tau(y, s),
                 )
             )
-            peers.append(
+            peers.found.append(
                 Peer(
                     f"scipy spearmanr, {tag}",
                     "ordmetrics.spearman",
@@ -201,14 +108,12 @@ def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
                 )
             )
     y2 = (cases[0].y >= k // 2).astype(np.int64)  # a K = 2 problem on the same scores
-    try:
-        from sklearn.metrics import roc_auc_score
-    except ImportError:
-        missing.append("sklearn.metrics.roc_auc_score: not installed")
-    else:
+    metrics = peers.library("sklearn.metrics", "sklearn.metrics.roc_auc_score")
+    if metrics is not None:
+        roc_auc_score = metrics.roc_auc_score
         for case in cases[:2]:
             s, w, tag = case.score, case.weight, case.name.split(" ")[0]
-            peers.append(
+            peers.found.append(
                 Peer(
                     f"sklearn roc_auc_score (K = 2), {tag}",
                     "ordmetrics.c_index",
@@ -216,7 +121,7 @@ def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
                     lambda s=s: c_index(y2, s),
                 )
             )
-            peers.append(
+            peers.found.append(
                 Peer(
                     f"sklearn roc_auc_score (K = 2, w), {tag}",
                     "ordmetrics.c_index(sample_weight)",
@@ -224,14 +129,12 @@ def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
                     lambda s=s, w=w: c_index(y2, s, sample_weight=w),
                 )
             )
-    try:
-        from lifelines.utils import concordance_index
-    except ImportError:
-        missing.append("lifelines.utils.concordance_index: not installed")
-    else:
+    utils = peers.library("lifelines.utils", "lifelines.utils.concordance_index")
+    if utils is not None:
+        concordance_index = utils.concordance_index
         # Pairs with distinct y, score ties counted 1/2: the ordinal C-index (no censoring).
         y, s = cases[0].y, cases[0].score
-        peers.append(
+        peers.found.append(
             Peer(
                 "lifelines concordance_index, continuous",
                 "ordmetrics.c_index",
@@ -239,25 +142,23 @@ def make_peers(cases: list[Case], k: int) -> tuple[list[Peer], list[str]]:
                 lambda: c_index(y, s),
             )
         )
-    return peers, missing
+    return peers.found, peers.missing
 
 
 def bench_peers(peers: list[Peer], missing: list[str], repeat: int) -> None:
-    peer_repeat = min(PEER_REPEAT, repeat)
+    peer_repeat = min(common.PEER_REPEAT, repeat)
     print(f"peers, best and median of {peer_repeat} runs (ordmetrics: {repeat} runs)")
     width = max([len(p.name) for p in peers] + [len(p.ours_name) + 5 for p in peers] + [10])
-    head = f"{'call':<{width}}  {'best':>10}  {'median':>10}  {'ordmetrics faster':>17}  value"
-    print(head)
-    print(f"{'':<{width}}  {'ms':>10}  {'ms':>10}")
-    print("-" * len(head))
+    columns = [("best", 10), ("median", 10), ("ordmetrics faster", 17), ("value", 0)]
+    print(common.table_header(width, columns, ["ms", "ms"]))
     for p in peers:
         ours_value = p.ours()
         peer_value = p.peer()  # also the warm-up call
-        ours = measure(p.ours, repeat)
-        theirs = measure(p.peer, peer_repeat)
+        ours = common.measure(p.ours, repeat)
+        theirs = common.measure(p.peer, peer_repeat)
         print(
             f"{p.name:<{width}}  {ms(theirs.best)}  {ms(theirs.median)}  "
-            f"{theirs.best / ours.best:16.1f}x  {agreement(peer_value, ours_value)}"
+            f"{theirs.best / ours.best:16.1f}x  {common.check_value(peer_value, ours_value)}"
         )
         print(f"{'  vs ' + p.ours_name:<{width}}  {ms(ours.best)}  {ms(ours.median)}")
     for line in missing:
@@ -266,13 +167,13 @@ def bench_peers(peers: list[Peer], missing: list[str], repeat: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args = common.parse_args(__doc__, argv, repeat=7, min_n=2)
     cases = make_cases(args.n, args.k, args.seed)
     print(
         f"ordmetrics ranking benchmark: N = {args.n:,} rows, K = {args.k} classes, "
         f"seed {args.seed}; best and median of {args.repeat} runs"
     )
-    print("\n".join(machine_info()))
+    print("\n".join(common.machine_info(PACKAGES)))
     print(f"distinct tied scores: {np.unique(cases[1].score).size:,}")
     print("(first call = compile or cache load, on the first case; every call includes its")
     print(" input validation)")
@@ -287,12 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parts = []
     for name in GOAL_METRICS:
         ok = "met" if best[name] < GOAL_SECONDS else "NOT met"
-        if args.n < 1_000_000:
-            ok = "not assessed below N = 1,000,000"
+        if args.n < common.GOAL_N:
+            ok = f"not assessed below N = {common.GOAL_N:,}"
         parts.append(f"{name} worst best time {best[name] * 1e3:.1f} ms ({ok})")
-    print(f"summary: goal < {GOAL_SECONDS:g} s at N = 1,000,000: " + "; ".join(parts) + ".")
-    if args.n != 1_000_000:
-        print(f"(the goal is stated for N = 1,000,000; this run has N = {args.n:,})")
+    goal = f"goal < {GOAL_SECONDS:g} s at N = {common.GOAL_N:,}: "
+    common.print_summary(goal + "; ".join(parts) + ".", args.n, above=True)
     return 0
 
 
