@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP_BASE := $(VENV)/.installed-base
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench study clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,16 +25,19 @@ demo: $(STAMP_BASE)
 
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts studies
+	$(BIN)/ruff format --check src tests benchmarks scripts studies
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts studies
+	$(BIN)/ruff format --check src tests benchmarks scripts studies
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py
+
+study: $(STAMP_TEST)
+	$(BIN)/python studies/galdran_table1.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

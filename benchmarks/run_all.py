@@ -16,7 +16,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ("bench_scoring.py", "bench_agreement.py", "bench_ranking.py")
+SCRIPTS = (
+    "bench_scoring.py",
+    "bench_agreement.py",
+    "bench_ranking.py",
+    "bench_retention.py",
+    "bench_bootstrap.py",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

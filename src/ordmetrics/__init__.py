@@ -7,8 +7,10 @@ Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :fu
 :func:`pbs`, :func:`pll`. Ranking metrics (higher is better): :func:`c_index`, :func:`spearman`,
 :func:`kendall_tau`. Calibration: :func:`ece`, :func:`classwise_ece`, :func:`cumulative_ece`,
 :func:`reliability`, :func:`brier_decomposition`, :func:`rps_decomposition`,
-:func:`skill_score`. Every metric is registered with its direction, range and properties: see
-:func:`get_metric` and :func:`list_metrics`.
+:func:`skill_score`. Evaluation methods: :func:`retention_curve`, :func:`aursc`,
+:func:`bootstrap`, :func:`compare`, :func:`worst_predictions`, :func:`select_epoch`,
+:func:`trajectory_correlation`. Every metric is registered with its direction, range and
+properties: see :func:`get_metric` and :func:`list_metrics`.
 """
 
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
@@ -38,23 +40,45 @@ from .calibration import (
     skill_score,
 )
 from .decisions import decide
+from .evaluation import (
+    BootstrapResult,
+    ComparisonResult,
+    EpochSelection,
+    RetentionCurve,
+    WorstPredictions,
+    aursc,
+    bootstrap,
+    compare,
+    retention_curve,
+    select_epoch,
+    trajectory_correlation,
+    worst_predictions,
+)
 from .ranking import c_index, kendall_tau, spearman
 from .scoring import brier, log_loss, pbs, pll, rps, sa_rps
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapResult",
+    "ComparisonResult",
+    "EpochSelection",
     "MetricSpec",
     "ReliabilityDiagram",
+    "RetentionCurve",
     "ScoreDecomposition",
     "UndefinedMetricWarning",
+    "WorstPredictions",
     "__version__",
     "accuracy",
     "amae",
+    "aursc",
+    "bootstrap",
     "brier",
     "brier_decomposition",
     "c_index",
     "classwise_ece",
+    "compare",
     "confusion_matrix",
     "cumulative_ece",
     "decide",
@@ -72,10 +96,14 @@ __all__ = [
     "pll",
     "qwk",
     "reliability",
+    "retention_curve",
     "rps",
     "rps_decomposition",
     "sa_rps",
+    "select_epoch",
     "skill_score",
     "spearman",
+    "trajectory_correlation",
     "within_k_accuracy",
+    "worst_predictions",
 ]

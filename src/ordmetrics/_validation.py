@@ -554,6 +554,28 @@ def check_lengths(n_true: int, n_proba: int, what: str = "y_proba") -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def proba_looks_valid(P: np.ndarray) -> bool:
+    """Cheap screen: entries in [0, 1] and row sums within tolerance (NaN fails).
+
+    Valid input passes with three vectorised passes; only input that fails it needs the full
+    diagnosis of :func:`find_problems`.
+    """
+    k = P.shape[1]
+    with np.errstate(invalid="ignore"):
+        if not (P.min() >= 0.0 and P.max() <= 1.0):
+            return False
+        sums = P @ np.ones(k, dtype=P.dtype)
+        tol = sum_tolerance(P.dtype, k)
+        return bool(sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol)
+
+
+def _weights_look_valid(w: np.ndarray | None) -> bool:
+    if w is None:
+        return True
+    with np.errstate(invalid="ignore"):
+        return bool(w.min() >= 0.0 and w.max() <= np.finfo(np.float64).max and w.sum() > 0.0)
+
+
 def find_problems(
     y: np.ndarray,
     proba: np.ndarray,
@@ -852,6 +874,15 @@ def prepare_proba(
     enc = encode_labels(y_true, labels=labels, n_classes=k, proba_name=name)
     check_lengths(enc.codes.size, n, name)
     w = as_weights(sample_weight, n)
+    y = enc.codes
+    if (
+        enc.missing is None
+        and y.min() >= 0
+        and y.max() < k
+        and _weights_look_valid(w)
+        and proba_looks_valid(P)
+    ):
+        return Prepared(y, P, w, k, enc.labels)
     missing = find_problems(
         enc.codes,
         P,

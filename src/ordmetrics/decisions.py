@@ -29,7 +29,7 @@ from ._validation import (
     check_labels,
     check_option,
     find_problems,
-    sum_tolerance,
+    proba_looks_valid,
 )
 
 __all__ = ["decide"]
@@ -140,14 +140,9 @@ def _check_proba(P: np.ndarray) -> None:
     A cheap screen (minimum, maximum, row sums) passes valid input; only when it fails does
     :func:`~ordmetrics._validation.find_problems` look at the rows again to explain.
     """
-    n, k = P.shape
-    ones = np.ones(k, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        if P.min() >= 0 and P.max() <= 1:
-            sums = P @ ones
-            tol = sum_tolerance(P.dtype, k)
-            if sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol:
-                return
+    if proba_looks_valid(P):
+        return
+    n = P.shape[0]
     nan_rows = np.isnan(P).any(axis=1)
     if nan_rows.any():
         raise ValueError(

@@ -2,5 +2,22 @@
 paired comparisons, worst predictions and checkpoint selection."""
 
 from .checkpoints import EpochSelection, select_epoch, trajectory_correlation
+from .resampling import BootstrapResult, ComparisonResult, bootstrap, compare
+from .retention import DEFAULT_FRACTIONS, RetentionCurve, aursc, retention_curve
+from .worst import WorstPredictions, worst_predictions
 
-__all__ = ["EpochSelection", "select_epoch", "trajectory_correlation"]
+__all__ = [
+    "DEFAULT_FRACTIONS",
+    "BootstrapResult",
+    "ComparisonResult",
+    "EpochSelection",
+    "RetentionCurve",
+    "WorstPredictions",
+    "aursc",
+    "bootstrap",
+    "compare",
+    "retention_curve",
+    "select_epoch",
+    "trajectory_correlation",
+    "worst_predictions",
+]

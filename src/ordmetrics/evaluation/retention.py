@@ -5,7 +5,7 @@ best prediction to the worst; removing the worst rows first and computing a set 
 expected cost, ...) on the rows that remain gives one point of the *retention curve* for each
 retained fraction f. A score that recognises bad ordinal predictions makes the metric improve
 quickly as rows are removed; the normalised area under the curve (AURSC) sums this up in one
-number (DEFINITIONS section 6).
+number.
 
 The rows are sorted once; the confusion counts of every retained subset are cumulative sums of
 the per-row cell counts between consecutive cut points, and the metric is evaluated on all of
@@ -28,14 +28,11 @@ from .._validation import (
     Prepared,
     _fmt_values,
     _type_name,
-    as_proba,
     as_scores,
-    as_weights,
     check_lengths,
     check_option,
     encode_labels,
     prepare_proba,
-    sum_tolerance,
 )
 from .._warnings import UndefinedMetricWarning
 from ..agreement import AGREEMENT_METRICS, counts_evaluator
@@ -96,8 +93,8 @@ class RetentionCurve:
         first) for the metrics that are means of a per-row loss; None for the others.
     random : ndarray of shape (M,) or None
         The expected metric when the removed rows are chosen uniformly at random: exact for
-        the mean-of-loss metrics with integer weights, a Monte Carlo estimate otherwise; None
-        when ``n_random=0`` asked for no estimate.
+        the mean-of-loss metrics with integer weights, a Monte Carlo estimate otherwise;
+        None where it would need the estimate and ``n_random=0``.
     decision : str
         The decision rule that turned probabilities into classes, or ``"custom"`` for given
         hard predictions.
@@ -129,29 +126,7 @@ class RetentionCurve:
 
 
 def prepare(y_true: Any, y_proba: Any, labels: Any, sample_weight: Any) -> Prepared:
-    """:func:`~ordmetrics._validation.prepare_proba` (``nan_policy="raise"``), screened first.
-
-    A cheap screen (class range, minimum, maximum and row sums of the probabilities, weight
-    range and sum) passes valid input without the full diagnosis; only input that fails it
-    goes through ``prepare_proba``, which raises the precise error.
-    """
-    P = as_proba(y_proba)
-    n, k = P.shape
-    enc = encode_labels(y_true, labels=labels, n_classes=k)
-    check_lengths(enc.codes.size, n)
-    w = as_weights(sample_weight, n)
-    y = enc.codes
-    ok = enc.missing is None and y.min() >= 0 and y.max() < k
-    with np.errstate(invalid="ignore"):
-        ok = ok and P.min() >= 0.0 and P.max() <= 1.0  # NaN fails both
-        if ok:
-            sums = P @ np.ones(k, dtype=P.dtype)
-            tol = sum_tolerance(P.dtype, k)
-            ok = sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol
-        if ok and w is not None:
-            ok = w.min() >= 0.0 and w.max() <= np.finfo(np.float64).max and w.sum() > 0.0
-    if ok:
-        return Prepared(y, P, w, k, enc.labels)
+    """:func:`~ordmetrics._validation.prepare_proba` with ``nan_policy="raise"``."""
     return prepare_proba(
         y_true, y_proba, labels=labels, sample_weight=sample_weight, nan_policy="raise"
     )
@@ -271,8 +246,8 @@ def per_sample_scores(
     ``reduction="none"``), a callable (called as ``by(y_true, y_proba)`` with the caller's
     arguments, adding ``labels=labels`` when it has a ``labels`` parameter and labels are
     given, and ``reduction="none"`` when it has a ``reduction`` parameter), or an array of N
-    finite scores. Lower is better. Shared with :func:`~ordmetrics.evaluation.worst.
-    worst_predictions`.
+    finite scores. Lower is better. Shared with
+    :func:`~ordmetrics.evaluation.worst.worst_predictions`.
     """
     n = prep.y_true.size
     rules = list_metrics("scoring_rule")
@@ -369,15 +344,30 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
 # --------------------------------------------------------------------------------------------
 
 
-def rank_best_first(scores: np.ndarray) -> np.ndarray:
+def rank_best_first(scores: np.ndarray, head: int = 0) -> np.ndarray:
     """Rows ordered by score ascending, ties by position ascending (a stable argsort).
 
-    An unstable sort is faster and gives the same order when no two scores are equal; the
-    stable sort is used when there are ties.
+    With ``0 < head < N`` only the *set* of the first ``head`` rows is guaranteed (in any
+    order); the rows after them are in ranking order. That is all a retention curve needs
+    when every cut keeps at least ``head`` rows, and it costs a partition of N rows and a sort
+    of the other N - head instead of a sort of N.
+
+    An unstable sort gives the ranking when no two scores are equal; where ties could matter
+    (equal scores among the sorted rows, or across the partition) the stable sort decides.
     """
+    n = scores.size
+    if 0 < head < n:
+        part = np.argpartition(scores, head - 1)
+        tail = part[head:]
+        ts = scores[tail]
+        o = np.argsort(ts)
+        ts = ts[o]
+        # head rows are <= scores[part[head - 1]] <= tail rows: a tie across is an equality
+        if ts[0] != scores[part[head - 1]] and not (ts[1:] == ts[:-1]).any():
+            return np.concatenate([part[:head], tail[o]])
     order = np.argsort(scores)
     s = scores[order]
-    if s.size > 1 and (s[1:] == s[:-1]).any():
+    if n > 1 and (s[1:] == s[:-1]).any():
         order = np.argsort(scores, kind="stable")
     return order
 
@@ -422,15 +412,18 @@ def _prefix_counts(
     asc = np.argsort(targets, kind="stable")
     t_asc = targets[asc]
     c = cells[orders]
+    # segment s of a row: it is fully retained at the targets t_asc[s:], the ones >= its
+    # cumulative weight
     if weight is None:
         w = None
-        cw = np.arange(1, n + 1, dtype=np.float64)[None, :]
+        # the row at position i (cumulative weight i + 1) is in segment s for
+        # t_asc[s - 1] < i + 1 <= t_asc[s]
+        bounds = np.concatenate([[0], t_asc.astype(np.int64), [n]])
+        seg = np.repeat(np.arange(m + 1), np.diff(bounds))[None, :]
     else:
         w = weight[orders]
         cw = np.cumsum(w, axis=1)
-    # segment s of a row: it is fully retained at the targets t_asc[s:], the ones >= its
-    # cumulative weight
-    seg = np.searchsorted(t_asc, cw, side="left")
+        seg = np.searchsorted(t_asc, cw, side="left")
     seg = np.broadcast_to(seg, (r, n))
     block = np.arange(r)[:, None] * (m + 1) + seg
     hist = np.bincount(
@@ -557,7 +550,8 @@ def _compute(
     targets, integer, total = _targets(f, w, n)
     tol = 0.0 if integer else 4.0 * n * np.finfo(np.float64).eps * total
 
-    order = rank_best_first(scores)
+    # without weights every cut keeps at least min(T) rows: their order does not matter
+    order = rank_best_first(scores, head=int(targets.min()) if w is None else 0)
     stacks = [
         np.bincount(cells, weights=w, minlength=kk).astype(np.float64)[None, None, :],
         _prefix_counts(cells, w, order[None, :], targets, kk, tol),
@@ -660,13 +654,13 @@ _PARAMS = """\
 _NOTES = r"""
     **Ranking.** Rows are ranked best first by score ascending, ties by original position
     ascending (a stable sort). At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows
-    are kept (DEFINITIONS section 6), so the worst-scored rows are removed first. With
-    ``sample_weight``, N becomes the total weight W and the kept weight is
-    T(f) = max(1, floor(f W + 1/2)) when every weight is an integer (unit weights included),
-    f W otherwise; rows enter in ranking order until their cumulative weight reaches T(f),
-    the boundary row contributing only the part of its weight that is needed. A row of
-    weight 3 cut after 2 of its 3 units counts with weight 2, exactly as 3 repeated rows of
-    which 2 are kept.
+    are kept, so the worst-scored rows are removed first (N = 10: f = 0.25 keeps 3 rows,
+    f = 0.45 keeps 5). With ``sample_weight``, N becomes the total weight W and the kept
+    weight is T(f) = max(1, floor(f W + 1/2)) when every weight is an integer (unit weights
+    included), f W otherwise; rows enter in ranking order until their cumulative weight
+    reaches T(f), the boundary row contributing only the part of its weight that is needed.
+    A row of weight 3 cut after 2 of its 3 units counts with weight 2, exactly as 3 repeated
+    rows of which 2 are kept.
 
     **AURSC.** With the fractions f_0 > ... > f_{M-1} and values v_j,
 
@@ -735,7 +729,7 @@ def retention_curve(
 
     **Oracle curve.** For the metrics that are weighted means of a per-row loss,
     ``expected_cost`` (unnormalised; loss C[y, yhat]), ``mae`` (|y - yhat|), ``accuracy``
-    (1{{y != yhat}}) and ``within_k_accuracy`` (1{{|y - yhat| > k}}), the oracle removes the
+    (1{y != yhat}) and ``within_k_accuracy`` (1{|y - yhat| > k}), the oracle removes the
     rows of largest loss first (ties by original position, as for the curve). Keeping the
     lowest losses is the best any ranking can do, so the oracle is an upper bound of the
     curve for accuracy (a lower bound for MAE and expected cost) at every fraction. For the
@@ -861,4 +855,4 @@ def aursc(
 
 for _func in (retention_curve, aursc):
     _func.__doc__ = (_func.__doc__ or "").replace("    {params}", _PARAMS)
-    _func.__doc__ = _func.__doc__.replace("{notes}", _NOTES).replace("{{", "{").replace("}}", "}")
+    _func.__doc__ = _func.__doc__.replace("{notes}", _NOTES)
