@@ -128,8 +128,8 @@ class ComparisonResult:
         Confidence interval of the difference.
     p_value : float
         Two-sided bootstrap p-value of "no difference",
-        ``min(1, 2 * min(P(d <= 0), P(d >= 0)))`` over the resampled differences d. Its
-        resolution is ``1 / n_resamples``.
+        ``min(1, 2 * min(1 + #(d <= 0), 1 + #(d >= 0)) / (B + 1))`` over the B resampled
+        differences d; never below ``2 / (B + 1)``, its resolution.
     distribution : ndarray of shape (n_resamples,)
         The resampled differences a - b, in resample order (read-only).
     better : {"a", "b"} or None
@@ -1053,11 +1053,12 @@ def compare(
 
     .. math::
 
-        p = \min\big(1,\ 2 \min(\hat P(d^* \le 0),\ \hat P(d^* \ge 0))\big)
+        p = \min\Big(1,\ 2\,\frac{1 + \min(\#\{d^* \le 0\},\ \#\{d^* \ge 0\})}{B + 1}\Big)
 
-    over the non-NaN resampled differences d*: the smallest two-sided percentile interval
-    that reaches 0 has level 1 - p. It moves in steps of 1 / n_resamples, so p < 1 /
-    n_resamples cannot be resolved (it is then reported as 0). Identical sides give
+    over the B non-NaN resampled differences d* (Davison & Hinkley 1997, Eq. 4.11: counting
+    the observed data as one more resample keeps the p-value valid). It moves in steps of
+    2 / (B + 1) and is never 0: with no resampled difference on the other side of 0 it is
+    2 / (B + 1), which says "smaller than the resolution", not "impossible". Identical sides give
     differences that are all exactly 0 and p = 1.
 
     ``better`` is "a" or "b" when the interval excludes 0, read with the metric's direction
@@ -1081,8 +1082,8 @@ def compare(
     >>> good = np.eye(3)[y] * 0.7 + 0.1          # 0.8 on the true class
     >>> vague = np.full((300, 3), 1 / 3)
     >>> res = compare("rps", y, good, vague, n_resamples=500, random_state=0)
-    >>> res.better, res.p_value
-    ('a', 0.0)
+    >>> res.better, round(res.p_value, 6)  # 2 / 501: no resample favours the vague side
+    ('a', 0.003992)
     >>> res.difference == res.estimate_a - res.estimate_b
     True
     """
@@ -1125,8 +1126,8 @@ def compare(
 
     low, high = _interval(valid, difference, method, confidence_level, jackknife, what)
     if valid.size:
-        share = min(np.count_nonzero(valid <= 0), np.count_nonzero(valid >= 0)) / valid.size
-        p_value = float(min(1.0, 2.0 * share))
+        extreme = min(np.count_nonzero(valid <= 0), np.count_nonzero(valid >= 0))
+        p_value = float(min(1.0, 2.0 * (1 + extreme) / (valid.size + 1)))
     else:
         p_value = math.nan
     direction_a, direction_b = _direction(m, kw_a), _direction(m, kw_b)
