@@ -31,3 +31,14 @@ def test_readme_numbers_are_the_library_numbers():
     assert f"# {value:.4f}" in BLOCKS[0]
     assert om.qwk([0, 2, 5], [0, 5, 5]) == pytest.approx(70 / 97, rel=1e-12)
     assert "(70/97)" in README.read_text()
+
+
+def test_readme_evaluation_example_claims():
+    import ordmetrics as om
+
+    block = next(b for b in BLOCKS if "retention_curve" in b)
+    namespace: dict[str, object] = {}
+    exec(compile(block, str(README), "exec"), namespace)
+    assert f"# AURSC, {namespace['curve'].area:.4f}" in block
+    sel = om.select_epoch([0.9, 0.7, 0.72, 0.75, 0.6], mode="min", patience=2)
+    assert (sel.best_epoch, sel.stop_epoch) == (1, 3)
