@@ -37,7 +37,7 @@ def test_readme_evaluation_example_claims():
     import ordmetrics as om
 
     block = next(b for b in BLOCKS if "retention_curve" in b)
-    namespace: dict[str, object] = {}
+    namespace: dict[str, object] = {"om": om}
     exec(compile(block, str(README), "exec"), namespace)
     assert f"# AURSC, {namespace['curve'].area:.4f}" in block
     sel = om.select_epoch([0.9, 0.7, 0.72, 0.75, 0.6], mode="min", patience=2)
