@@ -10,7 +10,9 @@ Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :fu
 :func:`skill_score`. Evaluation methods: :func:`retention_curve`, :func:`aursc`,
 :func:`bootstrap`, :func:`compare`, :func:`worst_predictions`, :func:`select_epoch`,
 :func:`trajectory_correlation`. Every metric is registered with its direction, range and
-properties: see :func:`get_metric` and :func:`list_metrics`.
+properties: see :func:`get_metric` and :func:`list_metrics`. Data frames (pandas, polars,
+pyarrow): :func:`evaluate`, :func:`metric_set`. Submodules imported on demand:
+``ordmetrics.plot`` (matplotlib), ``ordmetrics.sklearn`` (scorers), ``ordmetrics.datasets``.
 """
 
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
@@ -54,15 +56,19 @@ from .evaluation import (
     trajectory_correlation,
     worst_predictions,
 )
+from .frame import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
 from .ranking import c_index, kendall_tau, spearman
 from .scoring import brier, log_loss, pbs, pll, rps, sa_rps
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_METRICS",
     "BootstrapResult",
     "ComparisonResult",
     "EpochSelection",
+    "MetricEntry",
+    "MetricSet",
     "MetricSpec",
     "ReliabilityDiagram",
     "RetentionCurve",
@@ -83,6 +89,7 @@ __all__ = [
     "cumulative_ece",
     "decide",
     "ece",
+    "evaluate",
     "expected_cost",
     "get_metric",
     "kappa",
@@ -91,6 +98,7 @@ __all__ = [
     "log_loss",
     "macro_f1",
     "mae",
+    "metric_set",
     "mmae",
     "pbs",
     "pll",
