@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ._docs import fill_doc
 from ._registry import register
 from ._validation import Prepared, check_option, prepare_hard
 from ._warnings import warn_undefined
@@ -55,24 +56,13 @@ NORMALIZE = ("true", "pred", "all")
 #: a larger one means the inputs are not class indices (the K x K table would be huge).
 MAX_IMPLIED_CLASSES = 4096
 
-_PARAMS = """\
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-        Lists, NumPy arrays and pandas/polars Series (or one-column frames) are accepted.
-    y_pred : array-like of shape (n_samples,)
-        Predicted classes, in the same form as ``y_true``. A predicted label outside the label
-        set is an error, like a true one.
-    labels : sequence, optional
-        The class labels in ordinal order. Without it the classes are the integers
-        ``0..max(y_true, y_pred)``, including those absent from the data. String labels are
-        never sorted: without ``labels`` they are an error.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights: integer weights give exactly the result of repeating
-        rows, and the result does not change when all weights are scaled by one factor.
-    nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Missing values (in ``y_true``, ``y_pred`` or ``sample_weight``): raise an error, drop
-        those rows, or return NaN."""
+#: The parameters every metric shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_PARAMS_TEMPLATE = """\
+    %(y_true)s
+    %(y_pred)s
+    %(labels_pred)s
+    %(sample_weight_pred)s
+    %(nan_policy_pred)s"""
 
 
 #: The agreement metrics, all functions of one confusion matrix (see :func:`counts_evaluator`).
@@ -87,11 +77,6 @@ AGREEMENT_METRICS = (
     "within_k_accuracy",
     "macro_f1",
 )
-
-
-def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
-    func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
-    return func
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,7 +277,7 @@ def _scalar(
 # --------------------------------------------------------------------------------------------
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def confusion_matrix(
     y_true: Any,
     y_pred: Any,
@@ -310,7 +295,7 @@ def confusion_matrix(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     normalize : {"true", "pred", "all"}, optional
         ``None``: the (weighted) counts. ``"true"``: each row divided by its sum (the
         distribution of predictions for each true class). ``"pred"``: each column divided by
@@ -371,7 +356,7 @@ def confusion_matrix(
         return counts / totals
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def kappa(
     y_true: Any,
     y_pred: Any,
@@ -394,7 +379,7 @@ def kappa(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     weights : {None, "linear", "quadratic"} or array-like of shape (K, K), default None
         ``None``: unweighted kappa (W = 1 off the diagonal). ``"linear"``:
         W = |i-j|/(K-1). ``"quadratic"``: W = (i-j)^2/(K-1)^2 (see :func:`qwk`). A matrix:
@@ -435,7 +420,7 @@ def kappa(
     return _scalar("kappa", y_true, y_pred, labels, sample_weight, nan_policy, weights=weights)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def qwk(
     y_true: Any,
     y_pred: Any,
@@ -455,7 +440,7 @@ def qwk(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -487,7 +472,7 @@ def qwk(
     return _scalar("qwk", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def expected_cost(
     y_true: Any,
     y_pred: Any,
@@ -511,7 +496,7 @@ def expected_cost(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     costs : {"absolute", "squared", "zero_one"} or array-like of shape (K, K), \
 default "absolute"
         ``C[true, predicted]``: ``"absolute"`` |i-j| (EC is then the MAE), ``"squared"``
@@ -558,7 +543,7 @@ default "absolute"
     )
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def mae(
     y_true: Any,
     y_pred: Any,
@@ -575,7 +560,7 @@ def mae(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -603,7 +588,7 @@ def mae(
     return _scalar("mae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def amae(
     y_true: Any,
     y_pred: Any,
@@ -625,7 +610,7 @@ def amae(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -654,7 +639,7 @@ def amae(
     return _scalar("amae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def mmae(
     y_true: Any,
     y_pred: Any,
@@ -673,7 +658,7 @@ def mmae(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -700,7 +685,7 @@ def mmae(
     return _scalar("mmae", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def accuracy(
     y_true: Any,
     y_pred: Any,
@@ -717,7 +702,7 @@ def accuracy(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -757,7 +742,7 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def within_k_accuracy(
     y_true: Any,
     y_pred: Any,
@@ -775,7 +760,7 @@ def within_k_accuracy(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     k : int, default 1
         The largest accepted distance in classes (a non-negative integer); ``k=0`` is the
         accuracy, ``k >= K-1`` gives 1.
@@ -806,7 +791,7 @@ def within_k_accuracy(
     return _scalar("within_k_accuracy", y_true, y_pred, labels, sample_weight, nan_policy, k=k)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def macro_f1(
     y_true: Any,
     y_pred: Any,
@@ -828,7 +813,7 @@ def macro_f1(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------

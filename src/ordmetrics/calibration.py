@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ._docs import fill_doc
 from ._registry import MetricSpec, get_metric, list_metrics, register
 from ._validation import (
     Prepared,
@@ -80,24 +81,14 @@ VIEWS = ("top_label", "classwise", "cumulative")
 #: Registry kinds whose metrics take ``(y_true, y_proba)`` and can have a skill score.
 _SKILL_KINDS = ("scoring_rule", "calibration")
 
-_PARAMS = """\
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6).
-    labels : sequence, optional
-        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights: integer weights give the result of repeating rows, and
-        a row of weight 0 is absent.
-    nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Missing values (NaN in ``y_proba`` or ``sample_weight``, missing ``y_true``): raise an
-        error, drop those rows, or return NaN.
-    renormalize : bool, default False
-        Rescale every row of ``y_proba`` to sum to 1 first, instead of raising for rows that
-        do not."""
+#: The parameters every function shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_PARAMS_TEMPLATE = """\
+    %(y_true)s
+    %(y_proba)s
+    %(labels)s
+    %(sample_weight)s
+    %(nan_policy)s
+    %(renormalize)s"""
 
 _BIN_PARAMS = """\
     n_bins : int, default 15
@@ -106,15 +97,6 @@ _BIN_PARAMS = """\
         ``"uniform"``: bin b = min(floor(f * B), B - 1), edges 0, 1/B, ..., 1.
         ``"quantile"``: bins of equal weighted mass, edges at the weighted quantiles of the
         forecasts; rows with equal forecasts always share a bin (see the module notes)."""
-
-
-def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
-    func.__doc__ = (
-        (func.__doc__ or "")
-        .replace("    {params}", _PARAMS)
-        .replace("    {bin_params}", _BIN_PARAMS)
-    )
-    return func
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,7 +295,7 @@ def _ece_per_event(
 # --------------------------------------------------------------------------------------------
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE, bin_params=_BIN_PARAMS)
 def ece(
     y_true: Any,
     y_proba: Any,
@@ -339,8 +321,8 @@ def ece(
 
     Parameters
     ----------
-    {params}
-    {bin_params}
+    %(params)s
+    %(bin_params)s
 
     Returns
     -------
@@ -386,7 +368,7 @@ def ece(
     return math.nan if out is None else float(out[0])
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE, bin_params=_BIN_PARAMS)
 def classwise_ece(
     y_true: Any,
     y_proba: Any,
@@ -411,8 +393,8 @@ def classwise_ece(
 
     Parameters
     ----------
-    {params}
-    {bin_params}
+    %(params)s
+    %(bin_params)s
 
     Returns
     -------
@@ -453,7 +435,7 @@ def classwise_ece(
     return math.nan if out is None else float(np.mean(out))
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE, bin_params=_BIN_PARAMS)
 def cumulative_ece(
     y_true: Any,
     y_proba: Any,
@@ -478,8 +460,8 @@ def cumulative_ece(
 
     Parameters
     ----------
-    {params}
-    {bin_params}
+    %(params)s
+    %(bin_params)s
 
     Returns
     -------
@@ -593,7 +575,7 @@ class ReliabilityDiagram:
         return float(out) if self.view == "top_label" else np.asarray(out)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE, bin_params=_BIN_PARAMS)
 def reliability(
     y_true: Any,
     y_proba: Any,
@@ -621,12 +603,12 @@ def reliability(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     view : {"top_label", "classwise", "cumulative"}, default "top_label"
         ``"top_label"``: confidence max_k p_k for the event "the argmax class is correct";
         ``"classwise"``: p_k for y = k, one row per class; ``"cumulative"``: F_k for y <= k,
         one row per threshold k = 1..K-1.
-    {bin_params}
+    %(bin_params)s
 
     Returns
     -------
@@ -822,12 +804,7 @@ _DECOMP_NOTES = """\
     binning hides, so the parts still add up to the score."""
 
 
-def _decomp_doc(func: Callable[..., Any]) -> Callable[..., Any]:
-    func.__doc__ = (func.__doc__ or "").replace("    {decomposition}", _DECOMP_NOTES)
-    return _doc(func)
-
-
-@_decomp_doc
+@fill_doc(params=_PARAMS_TEMPLATE, decomposition=_DECOMP_NOTES)
 def brier_decomposition(
     y_true: Any,
     y_proba: Any,
@@ -851,7 +828,7 @@ def brier_decomposition(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     n_bins : int or None, default None
         None: one bin per distinct forecast value (the classical decomposition, no within-bin
         terms). An integer: that many bins per class.
@@ -867,7 +844,7 @@ def brier_decomposition(
 
     Notes
     -----
-    {decomposition}
+    %(decomposition)s
 
     Ranges: score in [0, 2]; REL >= 0 (lower is better, 0 when calibrated); RES >= 0 (higher
     is better); UNC = sum_k o_k (1 - o_k) in [0, 1 - 1/K] depends only on the class
@@ -903,7 +880,7 @@ def brier_decomposition(
     )
 
 
-@_decomp_doc
+@fill_doc(params=_PARAMS_TEMPLATE, decomposition=_DECOMP_NOTES)
 def rps_decomposition(
     y_true: Any,
     y_proba: Any,
@@ -928,7 +905,7 @@ def rps_decomposition(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     n_bins : int or None, default None
         None: one bin per distinct value of F_k (the classical decomposition, no within-bin
         terms). An integer: that many bins per threshold.
@@ -946,7 +923,7 @@ def rps_decomposition(
 
     Notes
     -----
-    {decomposition}
+    %(decomposition)s
 
     Ranges (normalized): score in [0, 1]; REL >= 0 (lower is better, 0 when calibrated);
     RES >= 0 (higher is better); UNC = mean_k c_k (1 - c_k), with c_k the weighted fraction of
@@ -1116,6 +1093,7 @@ def _reference_matrix(
     return R
 
 
+@fill_doc()
 def skill_score(
     score: str | MetricSpec | Callable[..., Any],
     y_true: Any,
@@ -1141,23 +1119,19 @@ def skill_score(
     score : str, MetricSpec or callable
         A registered metric of probabilistic predictions where lower is better: its name
         (e.g. ``"rps"``, ``"brier"``, ``"log_loss"``), its spec, or its function.
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
+    %(y_true)s
+    %(y_proba)s
     reference : None, array-like of shape (K,) or (n_samples, K), optional
         The reference forecast. None (default): the climatological forecast, the weighted
         class frequencies of ``y_true`` (on the rows that are scored), the same for every
         row. A vector of K probabilities: that forecast for every row. A matrix like
         ``y_proba``: a forecast per row (e.g. another model).
-    labels : sequence, optional
-        The class labels in ordinal order (the column order of ``y_proba``).
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights, used for both scores and for the climatology.
-    nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Missing values in ``y_true``, ``y_proba`` or ``sample_weight``: raise, drop those rows
-        (from the reference matrix too), or return NaN. The reference itself must be complete.
+    %(labels)s
+    %(sample_weight)s
+        Used for both scores and for the climatology.
+    %(nan_policy)s
+        ``"omit"`` drops those rows from a reference matrix too; the reference itself must be
+        complete.
     **score_kwargs
         Options of the score, e.g. ``normalize=False`` for ``"rps"``, ``eps`` for
         ``"log_loss"``, ``n_bins`` for ``"ece"``; ``renormalize=True`` rescales the rows of

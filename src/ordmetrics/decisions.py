@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ._docs import fill_doc
 from ._validation import (
     _fmt_rows,
     _type_name,
@@ -178,6 +179,7 @@ def _label_array(labels: tuple[Hashable, ...]) -> np.ndarray:
     return out
 
 
+@fill_doc()
 def decide(
     y_proba: Any,
     rule: str = "argmax",
@@ -200,9 +202,8 @@ def decide(
 
     Parameters
     ----------
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6). NaN is an error: drop incomplete rows first.
+    %(y_proba)s
+        NaN is an error: drop incomplete rows first.
     rule : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         ``"argmax"``: the most probable class, ties to the lowest class (the Bayes decision
         under zero-one cost). ``"median"``: the smallest class k with F_k >= 1/2, a median of
@@ -215,12 +216,8 @@ def decide(
         of predicting class k when the truth is class j; it must be finite and non-negative.
         ``"absolute"`` is |j - k| (the default when ``costs`` is None), ``"squared"`` is
         (j - k)^2 and ``"zero_one"`` is 1 off the diagonal.
-    labels : sequence, optional
-        The class label of each column of ``y_proba``, in ordinal order. When given, the
-        labels are returned instead of class indices.
-    renormalize : bool, default False
-        Rescale every row of ``y_proba`` to sum to 1 first, instead of raising for rows that do
-        not.
+    %(labels_decide)s
+    %(renormalize)s
 
     Returns
     -------

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ._docs import fill_doc
 from ._registry import register
 from ._validation import (
     NAN_POLICIES,
@@ -48,35 +49,18 @@ from ._warnings import warn_undefined
 
 __all__ = ["c_index", "kendall_tau", "spearman"]
 
-_PARAMS = """\
-    y_true : array-like of shape (n_samples,)
-        True ordinal classes. With a 1-D score: any non-negative integers (only their order
-        matters), or values listed in ``labels``. With a probability matrix: integers
-        ``0..K-1`` or values of ``labels``, one per column. A pandas ordered Categorical or a
-        polars Enum carries its own order; strings without ``labels`` are an error.
-    y_score : array-like of shape (n_samples,) or (n_samples, K)
-        A finite score per row, higher meaning a higher class; or predicted probabilities
-        (rows in [0, 1] summing to 1, one column per class in ordinal order), which are
-        ranked by their expected grade sum_k k p_k.
-    labels : sequence, optional
-        The class labels in ordinal order (the column order of a probability matrix). String
-        labels are never sorted: without ``labels`` they are an error.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights: integer weights give exactly the result of repeating
-        rows; a row of weight 0 is absent.
-    nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Missing values (NaN score or probability, missing ``y_true``, NaN weight): raise an
-        error, drop those rows, or return NaN."""
+#: The parameters every metric shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_PARAMS_TEMPLATE = """\
+    %(y_true_score)s
+    %(y_score)s
+    %(labels_score)s
+    %(sample_weight)s
+    %(nan_policy_score)s"""
 
 _PROBA_NOTE = (
     " (A 2-D y_score is read as class probabilities, one column per class in ordinal order, "
     "and ranked by its expected grade sum_k k p_k; pass a 1-D array to rank by another score.)"
 )
-
-
-def _doc(func: Any) -> Any:
-    func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
-    return func
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,7 +237,7 @@ class _Sums:
 # --------------------------------------------------------------------------------------------
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def c_index(
     y_true: Any,
     y_score: Any,
@@ -274,7 +258,7 @@ def c_index(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -324,7 +308,7 @@ def c_index(
     return min(1.0, max(0.0, 0.5 + 0.5 * sums.S / sums.n_y))
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def kendall_tau(
     y_true: Any,
     y_score: Any,
@@ -346,7 +330,7 @@ def kendall_tau(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -388,7 +372,7 @@ def kendall_tau(
     return min(1.0, max(-1.0, sums.S / math.sqrt(sums.n_y * sums.n_s)))
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def spearman(
     y_true: Any,
     y_score: Any,
@@ -410,7 +394,7 @@ def spearman(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------

@@ -20,12 +20,12 @@ m = 1 when some class has a probability strictly greater than the true class's.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
+from ._docs import fill_doc
 from ._registry import register
 from ._validation import (
     NAN_POLICIES,
@@ -41,35 +41,20 @@ from ._validation import (
 
 __all__ = ["brier", "log_loss", "pbs", "pll", "rps", "sa_rps"]
 
-_PARAMS = """\
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-        Lists, NumPy arrays and pandas/polars Series (or one-column frames) are accepted.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6).
-    labels : sequence, optional
-        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
-        String labels are never sorted: without ``labels`` they are an error.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights: integer weights give exactly the result of repeating
-        rows, and a row of weight 0 is absent (even where its score is infinite).
-    nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Missing values (NaN in ``y_proba`` or ``sample_weight``, missing ``y_true``):
-        raise an error, drop those rows (also from the ``"none"`` output), or return NaN
-        (per row for ``"none"``).
+#: The parameters every rule shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_PARAMS_TEMPLATE = """\
+    %(y_true)s
+    %(y_proba)s
+    %(labels)s
+    %(sample_weight)s
+        Even an infinite score of such a row does not count.
+    %(nan_policy)s
+        With ``reduction="none"``, ``"omit"`` leaves those rows out of the output too and
+        ``"propagate"`` gives NaN in those rows only.
     reduction : {"mean", "sum", "none"}, default "mean"
         ``"mean"``: the weighted mean as a Python float; ``"sum"``: the weighted sum;
         ``"none"``: the per-sample scores as a 1-D float64 array in row order (weights unused).
-    renormalize : bool, default False
-        Rescale every row of ``y_proba`` to sum to 1 before scoring, instead of raising for
-        rows that do not."""
-
-
-def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
-    func.__doc__ = (func.__doc__ or "").replace("    {params}", _PARAMS)
-    return func
+    %(renormalize)s"""
 
 
 def _run(
@@ -153,7 +138,7 @@ def _reduce(
 # --------------------------------------------------------------------------------------------
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def rps(
     y_true: Any,
     y_proba: Any,
@@ -177,7 +162,7 @@ def rps(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     normalize : bool, default True
         Divide by K - 1 (range [0, 1]), the convention of Epstein (1969), the Galdran paper
         (Eq. 4) and yardstick. ``False`` gives the raw sum (range [0, K-1]), the convention of
@@ -222,7 +207,7 @@ def rps(
     )
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def sa_rps(
     y_true: Any,
     y_proba: Any,
@@ -244,7 +229,7 @@ def sa_rps(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -289,7 +274,7 @@ def sa_rps(
     )
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def brier(
     y_true: Any,
     y_proba: Any,
@@ -308,7 +293,7 @@ def brier(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -363,7 +348,7 @@ def _check_eps(eps: float | None) -> float:
     return float(eps)
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def log_loss(
     y_true: Any,
     y_proba: Any,
@@ -383,7 +368,7 @@ def log_loss(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     eps : float, optional
         If given, clip p_y to [eps, 1 - eps] before taking the logarithm. By default nothing
         is clipped and a true class with probability 0 gives +inf: a wrong number is never
@@ -426,7 +411,7 @@ def log_loss(
     )
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def pbs(
     y_true: Any,
     y_proba: Any,
@@ -450,7 +435,7 @@ def pbs(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -501,7 +486,7 @@ def pbs(
     )
 
 
-@_doc
+@fill_doc(params=_PARAMS_TEMPLATE)
 def pll(
     y_true: Any,
     y_proba: Any,
@@ -524,7 +509,7 @@ def pll(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from .. import agreement as _agreement
+from .._docs import fill_doc
 from .._registry import MetricSpec, get_metric, list_metrics
 from .._validation import (
     NAN_POLICIES,
@@ -794,7 +795,8 @@ def _n_valid_stats(values: np.ndarray) -> tuple[float, float]:
 # Public functions
 # --------------------------------------------------------------------------------------------
 
-_COMMON_PARAMS = """\
+#: The options of both functions, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_OPTIONS = """\
     n_resamples : int, default 1000
         Number of bootstrap resamples (at least 2; 1000 or more for a 95% interval, 2000 or
         more for BCa).
@@ -810,12 +812,7 @@ _COMMON_PARAMS = """\
         differs from call to call."""
 
 
-def _doc(func: Callable[..., Any]) -> Callable[..., Any]:
-    func.__doc__ = (func.__doc__ or "").replace("    {common}", _COMMON_PARAMS)
-    return func
-
-
-@_doc
+@fill_doc(options=_OPTIONS)
 def bootstrap(
     metric: str | MetricSpec | Callable[..., Any],
     y_true: Any,
@@ -847,7 +844,7 @@ def bootstrap(
         The second input of the metric: probabilities of shape (n_samples, K) for scoring
         rules, calibration metrics and AURSC, hard predictions for agreement metrics, scores
         or probabilities for ranking metrics.
-    {common}
+    %(options)s
     **metric_kwargs
         Passed to every call of the metric: ``labels=``, ``sample_weight=``,
         ``nan_policy=`` and the metric's own options (e.g. ``weights="linear"`` for
@@ -981,7 +978,7 @@ def _check_reduction(kwargs: Mapping[str, Any]) -> None:
         )
 
 
-@_doc
+@fill_doc(options=_OPTIONS)
 def compare(
     metric: str | MetricSpec | Callable[..., Any],
     y_true: Any,
@@ -1016,7 +1013,7 @@ def compare(
         True classes.
     a, b : array-like
         The second input of the metric for side a and side b (same rows as ``y_true``).
-    {common}
+    %(options)s
     kwargs_a, kwargs_b : dict, optional
         Options of one side only (e.g. ``{"by": "rps"}``), added to ``metric_kwargs``. They
         may not repeat a key of ``metric_kwargs``, nor set ``sample_weight`` or

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._registry import MetricSpec, get_metric, list_metrics
 from .._validation import (
     Prepared,
@@ -614,21 +615,12 @@ def _compute(
     )
 
 
-_PARAMS = """\
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6).
-    by : str, callable or array-like of shape (n_samples,), default "rps"
-        The per-sample score that ranks the rows; lower is better, so the rows with the
-        highest scores are removed first. A scoring rule name (``"rps"``, ``"sa_rps"``,
-        ``"brier"``, ``"log_loss"``, ``"pbs"``, ``"pll"``); a callable, called as
-        ``by(y_true, y_proba)`` with the arguments as given here, plus ``labels=labels`` when
-        it has a ``labels`` parameter and ``labels`` is given, and ``reduction="none"`` when
-        it has a ``reduction`` parameter (so ``ordmetrics.rps`` itself works), returning one
-        score per row (``+inf`` allowed, NaN not); or an array of N finite scores.
+#: The parameters of both functions, filled in by :func:`~ordmetrics._docs.fill_doc`.
+_PARAMS_TEMPLATE = """\
+    %(y_true)s
+    %(y_proba)s
+    %(by)s
+        The rows with the highest scores are removed first.
     metric : str, default "qwk"
         The agreement metric computed on the retained rows: one of ``"kappa"``, ``"qwk"``,
         ``"expected_cost"``, ``"mae"``, ``"amae"``, ``"mmae"``, ``"accuracy"``,
@@ -642,15 +634,14 @@ _PARAMS = """\
         :func:`~ordmetrics.decisions.decide` (``"min_cost"`` with its default absolute costs;
         for another cost matrix pass ``decide(y_proba, "min_cost", costs=C)``), or the hard
         predictions themselves (class indices, or labels when ``labels`` is given).
-    labels : sequence, optional
-        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights. Integer weights give exactly the result of repeating
-        rows (see Notes); rows of weight 0 never count.
+    %(labels)s
+    %(sample_weight)s
+        See Notes for how the rows are cut at each fraction.
     metric_kwargs : dict, optional
         Options of ``metric``: ``{"weights": ...}`` for kappa, ``{"costs": ..., "normalize":
         ...}`` for expected_cost, ``{"k": ...}`` for within_k_accuracy."""
 
+#: The notes of both functions.
 _NOTES = r"""
     **Ranking.** Rows are ranked best first by score ascending, ties by original position
     ascending (a stable sort). At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows
@@ -682,6 +673,7 @@ _NOTES = r"""
     public metric functions."""
 
 
+@fill_doc(params=_PARAMS_TEMPLATE, notes=_NOTES)
 def retention_curve(
     y_true: Any,
     y_proba: Any,
@@ -705,7 +697,7 @@ def retention_curve(
 
     Parameters
     ----------
-    {params}
+    %(params)s
     n_random : int, default 100
         Number of random draws of the Monte Carlo estimate of ``random`` (where it is not
         exact); 0 skips the estimate (``random`` is then None unless it is exact).
@@ -725,7 +717,8 @@ def retention_curve(
         kappa on rows of a single class.
 
     Notes
-    -----{notes}
+    -----
+    %(notes)s
 
     **Oracle curve.** For the metrics that are weighted means of a per-row loss,
     ``expected_cost`` (unnormalised; loss C[y, yhat]), ``mae`` (|y - yhat|), ``accuracy``
@@ -785,6 +778,7 @@ def retention_curve(
     )
 
 
+@fill_doc(params=_PARAMS_TEMPLATE, notes=_NOTES)
 def aursc(
     y_true: Any,
     y_proba: Any,
@@ -809,7 +803,7 @@ def aursc(
 
     Parameters
     ----------
-    {params}
+    %(params)s
 
     Returns
     -------
@@ -820,7 +814,8 @@ def aursc(
         fraction.
 
     Notes
-    -----{notes}
+    -----
+    %(notes)s
 
     References
     ----------
@@ -851,8 +846,3 @@ def aursc(
         n_random=0,
         random_state=None,
     ).area
-
-
-for _func in (retention_curve, aursc):
-    _func.__doc__ = (_func.__doc__ or "").replace("    {params}", _PARAMS)
-    _func.__doc__ = _func.__doc__.replace("{notes}", _NOTES)

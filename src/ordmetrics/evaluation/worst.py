@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._validation import _type_name, check_option
 from ..decisions import _label_array
 from .retention import per_sample_scores, prepare, rank_best_first
@@ -158,6 +159,7 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
+@fill_doc()
 def worst_predictions(
     y_true: Any,
     y_proba: Any,
@@ -173,22 +175,12 @@ def worst_predictions(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6).
-    by : str, callable or array-like of shape (n_samples,), default "rps"
-        The per-sample score, lower is better: a scoring rule name (``"rps"``, ``"sa_rps"``,
-        ``"brier"``, ``"log_loss"``, ``"pbs"``, ``"pll"``), a callable called as
-        ``by(y_true, y_proba)`` (with ``labels=labels`` when it has a ``labels`` parameter
-        and ``labels`` is given, and ``reduction="none"`` when it has a ``reduction``
-        parameter) returning one score per row, or an array of N finite scores.
+    %(y_true)s
+    %(y_proba)s
+    %(by)s
     k : int, default 10
         How many rows to return (at least 1); all rows when k exceeds their number.
-    labels : sequence, optional
-        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
+    %(labels)s
 
     Returns
     -------
