@@ -106,6 +106,11 @@ PARAMS: Mapping[str, str] = {
         f"{_FREQUENCY_WEIGHTS}, and the result does not change when all weights are scaled "
         "by one factor."
     ),
+    # Weighted counts (a confusion matrix) scale with the weights; without labels a row of
+    # weight 0 still counts towards the implied label set, as with "_pred".
+    "sample_weight_counts": f"""\
+{_FREQUENCY_WEIGHTS}; a cell counts the total weight of its rows. Without ``labels``, a
+        row of weight 0 still counts towards the implied classes ``0..max(y_true, y_pred)``.""",
     # ---- missing values (the inputs that can be missing differ) ---------------------------
     "nan_policy": f"""\
 {_NAN_POLICY}

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._docs import fill_doc
 from ._registry import MetricSpec, get_metric, list_metrics
 from ._validation import _type_name, check_option, prepare_hard
 from .agreement import confusion_matrix
@@ -206,6 +207,7 @@ def _check_confidence(level: Any) -> float:
     return float(level)
 
 
+@fill_doc()
 def retention_curves_data(
     y_true: Any,
     y_proba: Any,
@@ -225,11 +227,8 @@ def retention_curves_data(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
+    %(y_true)s
+    %(y_proba)s
     by : str, callable, array-like or sequence of these, default ("brier", "log_loss", "rps", \
 "sa_rps")
         The per-sample scores that rank the rows, one curve each: anything that the ``by`` of
@@ -238,10 +237,10 @@ def retention_curves_data(
     metric : str, default "qwk"
         The agreement metric computed on the retained rows (see
         :func:`~ordmetrics.retention_curve`).
-    labels : sequence, optional
-        The class labels in ordinal order, i.e. the label of each column of ``y_proba``.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(labels)s
+    %(sample_weight)s
+        Both hold for the curves, not for the bootstrap bands: these resample the N rows
+        as given, each keeping its weight (see Notes).
     bootstrap : int, default 0
         Number of bootstrap resamples of the bands; 0 draws none.
     random_state : int, numpy.random.Generator or None, default None
@@ -477,6 +476,7 @@ def plot_retention(
     return ax
 
 
+@fill_doc()
 def retention_curves(
     y_true: Any,
     y_proba: Any,
@@ -506,20 +506,17 @@ def retention_curves(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
+    %(y_true)s
+    %(y_proba)s
     by : str, callable, array-like or sequence of these, default ("brier", "log_loss", "rps", \
 "sa_rps")
         The per-sample scores compared, one curve each.
     metric : str, default "qwk"
         The agreement metric computed on the retained rows.
-    labels : sequence, optional
-        The class labels in ordinal order.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(labels)s
+    %(sample_weight)s
+        Both hold for the curves, not for the bootstrap bands: these resample the N rows
+        as given, each keeping its weight (see :func:`retention_curves_data`).
     bootstrap : int, default 0
         Number of bootstrap resamples for the bands (0: no bands). See
         :func:`retention_curves_data` for how they are drawn.
@@ -625,6 +622,7 @@ _ECE_OF_VIEW = {"top_label": ece, "classwise": classwise_ece, "cumulative": cumu
 _ECE_NAME = {"top_label": "ECE", "classwise": "classwise ECE", "cumulative": "cumulative ECE"}
 
 
+@fill_doc()
 def reliability_diagram_data(
     y_true: Any,
     y_proba: Any,
@@ -639,11 +637,8 @@ def reliability_diagram_data(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
+    %(y_true)s
+    %(y_proba)s
     view : {"top_label", "classwise", "cumulative"}, default "top_label"
         The events: the argmax class is correct (forecast: the top probability); y = k for
         every class (forecast p_k); y <= k for every threshold (forecast F_k).
@@ -651,10 +646,9 @@ def reliability_diagram_data(
         Number of bins.
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins of equal weight.
-    labels : sequence, optional
-        The class labels in ordinal order; they name the events.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(labels)s
+        They name the events.
+    %(sample_weight)s
 
     Returns
     -------
@@ -685,6 +679,7 @@ def reliability_diagram_data(
     return ReliabilityDiagramData(diagram, total, event_ece)
 
 
+@fill_doc()
 def reliability_diagram(
     y_true: Any,
     y_proba: Any,
@@ -706,11 +701,8 @@ def reliability_diagram(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
+    %(y_true)s
+    %(y_proba)s
     view : {"top_label", "classwise", "cumulative"}, default "top_label"
         One line for the top-label event, one per class (y = k) or one per threshold
         (y <= k).
@@ -718,10 +710,8 @@ def reliability_diagram(
         Number of bins.
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins of equal weight.
-    labels : sequence, optional
-        The class labels in ordinal order.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(labels)s
+    %(sample_weight)s
     ax : matplotlib Axes, optional
         Where to draw; default a new figure.
 
@@ -853,6 +843,7 @@ class ScoreDistributionsData:
         return f"ScoreDistributionsData(by={self.by!r}, rows per class {{{sizes}}})"
 
 
+@fill_doc()
 def score_distributions_data(
     y_true: Any,
     y_proba: Any,
@@ -864,17 +855,12 @@ def score_distributions_data(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
-    by : str, callable or array-like of shape (n_samples,), default "rps"
-        A scoring rule name (called with ``reduction="none"``), a callable returning one
-        score per row, or the scores themselves, as the ``by`` of
-        :func:`~ordmetrics.retention_curve`.
-    labels : sequence, optional
-        The class labels in ordinal order; they name the classes.
+    %(y_true)s
+    %(y_proba)s
+    %(by)s
+        Here the scores are grouped by true class, not ranked.
+    %(labels)s
+        They name the classes.
 
     Returns
     -------
@@ -900,6 +886,7 @@ def score_distributions_data(
     return ScoreDistributionsData(name, _class_names(prep.labels, k), groups, scores, codes)
 
 
+@fill_doc()
 def score_distributions(
     y_true: Any,
     y_proba: Any,
@@ -917,15 +904,12 @@ def score_distributions(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
-        ``labels``.
-    y_proba : array-like of shape (n_samples, K)
-        Predicted probabilities, one column per class in ordinal order.
-    by : str, callable or array-like of shape (n_samples,), default "rps"
-        The per-sample score: a scoring rule name, a callable or the scores.
-    labels : sequence, optional
-        The class labels in ordinal order; they are the tick labels.
+    %(y_true)s
+    %(y_proba)s
+    %(by)s
+        Here the scores are not ranked: their distribution is drawn per true class.
+    %(labels)s
+        They are the tick labels.
     kind : {"box", "violin"}, default "box"
         Box plots (median, quartiles, whiskers at 1.5 IQR, outlying rows as points) or violin
         plots (kernel density estimates, median marked).
@@ -1028,6 +1012,7 @@ class ConfusionMatrixData:
         return f"ConfusionMatrixData({len(self.classes)} classes, normalize={self.normalize!r})"
 
 
+@fill_doc()
 def confusion_matrix_heatmap_data(
     y_true: Any,
     y_pred: Any,
@@ -1040,18 +1025,15 @@ def confusion_matrix_heatmap_data(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers when ``labels`` is None; otherwise values from ``labels``.
-    y_pred : array-like of shape (n_samples,)
-        Predicted classes, as ``y_true`` (e.g. ``ordmetrics.decide(y_proba)``).
-    labels : sequence, optional
-        The class labels in ordinal order.
+    %(y_true)s
+    %(y_pred)s
+        For example ``ordmetrics.decide(y_proba, labels=labels)``.
+    %(labels_pred)s
     normalize : {"true", "pred", "all"}, optional
         As in :func:`~ordmetrics.confusion_matrix`: None for counts, ``"true"`` for the
         distribution of predictions of each true class (rows sum to 1), ``"pred"`` (columns
         sum to 1), ``"all"`` (all cells sum to 1).
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(sample_weight_counts)s
 
     Returns
     -------
@@ -1085,6 +1067,7 @@ def _cell_text(value: float, integer: bool, normalize: str | None) -> str:
     return f"{value:.4g}"
 
 
+@fill_doc()
 def confusion_matrix_heatmap(
     y_true: Any,
     y_pred: Any,
@@ -1103,16 +1086,13 @@ def confusion_matrix_heatmap(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: integers when ``labels`` is None; otherwise values from ``labels``.
-    y_pred : array-like of shape (n_samples,)
-        Predicted classes, as ``y_true``.
-    labels : sequence, optional
-        The class labels in ordinal order; they are the tick labels.
+    %(y_true)s
+    %(y_pred)s
+    %(labels_pred)s
+        They are the tick labels.
     normalize : {"true", "pred", "all"}, optional
         None: counts; otherwise proportions, as in :func:`~ordmetrics.confusion_matrix`.
-    sample_weight : array-like of shape (n_samples,), optional
-        Non-negative frequency weights.
+    %(sample_weight_counts)s
     colorbar : bool, default True
         Add a colour bar beside the Axes.
     ax : matplotlib Axes, optional
