@@ -129,7 +129,12 @@ class RetentionCurve:
 def prepare(y_true: Any, y_proba: Any, labels: Any, sample_weight: Any) -> Prepared:
     """:func:`~ordmetrics._validation.prepare_proba` with ``nan_policy="raise"``."""
     return prepare_proba(
-        y_true, y_proba, labels=labels, sample_weight=sample_weight, nan_policy="raise"
+        y_true,
+        y_proba,
+        labels=labels,
+        sample_weight=sample_weight,
+        nan_policy="raise",
+        renormalize_hint=False,  # no renormalize= here: the message says how to rescale
     )
 
 
