@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_BASE := $(VENV)/.installed-base
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_DEMO := $(VENV)/.installed-demo
 
 .PHONY: demo test lint bench study clean
 
@@ -20,7 +21,12 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP_BASE) $@
 
-demo: $(STAMP_BASE)
+# The demo's report needs matplotlib (plot) and its table a data-frame library (parquet: pyarrow).
+$(STAMP_DEMO): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[plot,parquet]"
+	touch $(STAMP_BASE) $@
+
+demo: $(STAMP_DEMO)
 	$(BIN)/ordmetrics demo
 
 test: $(STAMP_TEST)
