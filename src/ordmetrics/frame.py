@@ -707,6 +707,61 @@ def _as_float(value: Any, entry: MetricEntry) -> float:
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class FrameData:
+    """A frame's columns in the forms the core takes, and the row positions of its groups.
+
+    What :func:`evaluate` and :mod:`ordmetrics.report` read from a frame, so that both read
+    rows, labels and groups in exactly one way.
+    """
+
+    frame: Any  # narwhals DataFrame
+    inputs: _Inputs
+    proba: list[Any]
+    by: list[Any]
+    weight_col: Any
+    groups: list[np.ndarray]  # row positions of each group, in order of first appearance
+
+
+def read_frame(
+    data: Any, *, truth: Any, proba: Any, by: Any, labels: Any, sample_weight: Any
+) -> FrameData:
+    """Check the columns of ``data`` and read them as :func:`evaluate` does."""
+    nw = _narwhals()
+    frame = data if isinstance(data, nw.DataFrame) else _as_frame(data)
+    columns = list(frame.columns)
+    truth_col = _check_column(truth, "truth", columns)
+    proba_cols = _proba_columns(proba, columns)
+    by_cols = _by_columns(by, columns)
+    weight_col = (
+        None if sample_weight is None else _check_column(sample_weight, "sample_weight", columns)
+    )
+    _check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
+
+    P = np.empty((len(frame), len(proba_cols)), dtype=np.float64)
+    for j, c in enumerate(proba_cols):
+        P[:, j] = _numeric(frame, c, "proba", nw)
+    weight = None if weight_col is None else _numeric(frame, weight_col, "sample_weight", nw)
+    truth_series = frame[truth_col]
+    impl = frame.implementation
+    # pandas and polars columns go to the core as they are (it reads an ordered categorical /
+    # Enum itself); other libraries' columns as NumPy arrays, with an Enum's order as labels
+    native = bool(impl.is_pandas() or impl.is_polars())
+    agreement_labels = _agreement_labels(truth_series, labels, len(proba_cols), nw)
+    if labels is None and not native and isinstance(truth_series.dtype, nw.Enum):
+        labels = agreement_labels
+    inputs = _Inputs(
+        truth=truth_series,
+        native_truth=native,
+        P=P,
+        weight=weight,
+        labels=labels,
+        agreement_labels=agreement_labels,
+    )
+    groups = _groups(frame, by_cols, nw) if by_cols else []
+    return FrameData(frame, inputs, proba_cols, by_cols, weight_col, groups)
+
+
 def evaluate(
     data: Any,
     *,
@@ -829,39 +884,15 @@ def evaluate(
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     check_option(decision, "decision", RULES)
 
-    columns = list(frame.columns)
-    truth_col = _check_column(truth, "truth", columns)
-    proba_cols = _proba_columns(proba, columns)
-    by_cols = _by_columns(by, columns)
-    weight_col = (
-        None if sample_weight is None else _check_column(sample_weight, "sample_weight", columns)
+    read = read_frame(
+        frame, truth=truth, proba=proba, by=by, labels=labels, sample_weight=sample_weight
     )
-    _check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
-
-    P = np.empty((len(frame), len(proba_cols)), dtype=np.float64)
-    for j, c in enumerate(proba_cols):
-        P[:, j] = _numeric(frame, c, "proba", nw)
-    weight = None if weight_col is None else _numeric(frame, weight_col, "sample_weight", nw)
-    truth_series = frame[truth_col]
+    inputs, by_cols = read.inputs, read.by
     impl = frame.implementation
-    # pandas and polars columns go to the core as they are (it reads an ordered categorical /
-    # Enum itself); other libraries' columns as NumPy arrays, with an Enum's order as labels
-    native = bool(impl.is_pandas() or impl.is_polars())
-    agreement_labels = _agreement_labels(truth_series, labels, len(proba_cols), nw)
-    if labels is None and not native and isinstance(truth_series.dtype, nw.Enum):
-        labels = agreement_labels
-    inputs = _Inputs(
-        truth=truth_series,
-        native_truth=native,
-        P=P,
-        weight=weight,
-        labels=labels,
-        agreement_labels=agreement_labels,
-    )
 
     values: list[float] = []
     if by_cols:
-        groups = _groups(frame, by_cols, nw)
+        groups = read.groups
         for rows in groups:
 
             def describe(first: int = int(rows[0])) -> str:

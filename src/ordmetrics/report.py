@@ -19,13 +19,13 @@ the figures only (``pip install ordmetrics[plot]``).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import io
 import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,52 +54,18 @@ _DPI = 96
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Data:
-    """A frame's columns in the forms the core takes, and the row positions of its groups."""
+def _read(data: Any, truth: Any, proba: Any, by: Any, labels: Any, sample_weight: Any) -> Any:
+    """Read ``data`` exactly as :func:`ordmetrics.evaluate` does (one reader, same groups).
 
-    frame: Any  # narwhals DataFrame
-    inputs: Any  # ordmetrics.frame._Inputs
-    proba: list[Any]
-    by: list[Any]
-    weight_col: Any
-    groups: list[np.ndarray | None]  # [None]: all rows, no groups
-
-
-def _read(data: Any, truth: Any, proba: Any, by: Any, labels: Any, sample_weight: Any) -> _Data:
-    """Read ``data`` exactly as :func:`ordmetrics.evaluate` does (same helpers, same groups)."""
-    nw = _frame._narwhals()
-    f = _frame._as_frame(data)
-    columns = list(f.columns)
-    truth_col = _frame._check_column(truth, "truth", columns)
-    proba_cols = _frame._proba_columns(proba, columns)
-    by_cols = _frame._by_columns(by, columns)
-    weight_col = (
-        None
-        if sample_weight is None
-        else _frame._check_column(sample_weight, "sample_weight", columns)
+    Returns a :class:`ordmetrics.frame.FrameData` whose ``groups`` is ``[None]`` (all rows)
+    when there is no ``by``.
+    """
+    read = _frame.read_frame(
+        data, truth=truth, proba=proba, by=by, labels=labels, sample_weight=sample_weight
     )
-    _frame._check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
-    P = np.empty((len(f), len(proba_cols)), dtype=np.float64)
-    for j, c in enumerate(proba_cols):
-        P[:, j] = _frame._numeric(f, c, "proba", nw)
-    weight = None if weight_col is None else _frame._numeric(f, weight_col, "sample_weight", nw)
-    truth_series = f[truth_col]
-    impl = f.implementation
-    native = bool(impl.is_pandas() or impl.is_polars())
-    agreement_labels = _frame._agreement_labels(truth_series, labels, len(proba_cols), nw)
-    if labels is None and not native and isinstance(truth_series.dtype, nw.Enum):
-        labels = agreement_labels
-    inputs = _frame._Inputs(
-        truth=truth_series,
-        native_truth=native,
-        P=P,
-        weight=weight,
-        labels=labels,
-        agreement_labels=agreement_labels,
-    )
-    groups: list[np.ndarray | None] = _frame._groups(f, by_cols, nw) if by_cols else [None]
-    return _Data(f, inputs, proba_cols, by_cols, weight_col, groups)
+    if not read.by:
+        read = dataclasses.replace(read, groups=[None])
+    return read
 
 
 def _py(value: Any) -> Any:
@@ -435,7 +401,7 @@ def _missing_truth(series: Any) -> np.ndarray:
     return missing
 
 
-def _figures(d: _Data, decision: str, step: Any) -> tuple[str, str]:
+def _figures(d: _frame.FrameData, decision: str, step: Any) -> tuple[str, str]:
     """The HTML of the figure sections and of the worst predictions; and a note on rows."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure
