@@ -18,6 +18,7 @@ pyarrow): :func:`evaluate`, :func:`metric_set`. Submodules imported on demand:
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
 from ._registry import MetricSpec, get_metric, list_metrics
 from ._warnings import UndefinedMetricWarning
+from ._xp import device_results
 from .agreement import (
     accuracy,
     amae,
@@ -88,6 +89,7 @@ __all__ = [
     "confusion_matrix",
     "cumulative_ece",
     "decide",
+    "device_results",
     "ece",
     "evaluate",
     "expected_cost",

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _xp  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
 from ._docs import fill_doc
 from ._registry import register
 from ._validation import Prepared, check_option, prepare_hard
@@ -260,6 +261,12 @@ def _scalar(
     **options: Any,
 ) -> float:
     """Prepare the inputs, build one confusion matrix and evaluate ``name`` on it."""
+    # ---- array-API dispatch: device arrays are counted on their device (ordmetrics._xp) ------
+    if _xp.is_device_array(y_pred) or _xp.is_device_array(y_true):
+        return _xp.agreement_scalar(
+            name, y_true, y_pred, labels, sample_weight, nan_policy, **options
+        )
+    # ---- end of array-API dispatch -------------------------------------------------------------
     prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)
     f = counts_evaluator(name, prep.n_classes, **options)
     if prep.propagate:
@@ -327,6 +334,17 @@ def confusion_matrix(
            [0, 0, 0, 0],
            [0, 1, 0, 1]])
     """
+    # ---- array-API dispatch: device arrays are counted on their device (ordmetrics._xp) ------
+    if _xp.is_device_array(y_pred) or _xp.is_device_array(y_true):
+        return _xp.confusion_matrix(
+            y_true,
+            y_pred,
+            labels=labels,
+            sample_weight=sample_weight,
+            nan_policy=nan_policy,
+            normalize=normalize,
+        )
+    # ---- end of array-API dispatch -------------------------------------------------------------
     if normalize is not None:
         check_option(normalize, "normalize", NORMALIZE)
     prep = _prepare(y_true, y_pred, labels, sample_weight, nan_policy)

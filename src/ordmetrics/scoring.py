@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
+from . import _xp  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
 from ._docs import fill_doc
 from ._registry import register
 from ._validation import (
@@ -82,6 +83,21 @@ def _evaluate(
     param: float = 0.0,
 ) -> float | np.ndarray:
     """Validate the inputs, run the kernel of ``rule`` and reduce: the path of every rule."""
+    # ---- array-API dispatch: arrays of PyTorch, JAX, CuPy, ... are scored in their own library
+    # on their device (ordmetrics._xp); a type test, so NumPy input goes on unchanged. ---------
+    if _xp.is_device_array(y_proba):
+        return _xp.evaluate(
+            rule,
+            y_true,
+            y_proba,
+            labels=labels,
+            sample_weight=sample_weight,
+            nan_policy=nan_policy,
+            reduction=reduction,
+            renormalize=renormalize,
+            param=param,
+        )
+    # ---- end of array-API dispatch -------------------------------------------------------------
     check_option(reduction, "reduction", REDUCTIONS)
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     P = as_proba(y_proba, renormalize=renormalize)
