@@ -22,6 +22,7 @@ SCRIPTS = (
     "bench_ranking.py",
     "bench_retention.py",
     "bench_bootstrap.py",
+    "bench_stream.py",
 )
 
 

@@ -16,6 +16,7 @@ SUMMARIES = {
     "bench_ranking.py": "summary: goal < 1 s at N = 1,000,000: ",
     "bench_retention.py": "summary: QWK retention curves ",
     "bench_bootstrap.py": "summary: bootstrap('qwk') is ",
+    "bench_stream.py": "summary: streaming Evaluator ",
 }
 #: the paper-sized benchmarks keep their N (53,576 rows) in quick runs
 FULL_SIZE = {"bench_bootstrap.py"}

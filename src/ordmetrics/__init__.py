@@ -12,7 +12,9 @@ Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :fu
 :func:`trajectory_correlation`. Every metric is registered with its direction, range and
 properties: see :func:`get_metric` and :func:`list_metrics`. Data frames (pandas, polars,
 pyarrow): :func:`evaluate`, :func:`metric_set`. Submodules imported on demand:
-``ordmetrics.plot`` (matplotlib), ``ordmetrics.sklearn`` (scorers), ``ordmetrics.datasets``.
+``ordmetrics.plot`` (matplotlib), ``ordmetrics.sklearn`` (scorers), ``ordmetrics.datasets``,
+``ordmetrics.stream`` (fixed-size accumulators), ``ordmetrics.files`` (files larger than
+memory, pyarrow).
 """
 
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
