@@ -335,3 +335,14 @@ def test_integer_proba_of_hard_predictions(rule):
     y = [0, 1, 2]
     P = np.eye(3, dtype=np.int64)
     assert_same(rule(y, P), rule(y, P.astype(float)))
+
+
+@pytest.mark.parametrize("name", SCORING_RULES)
+def test_read_only_inputs_give_the_same_result(name):
+    rng = np.random.default_rng(5)
+    y, P = make_data(rng, 50, 4)
+    w = rng.uniform(0.5, 2, 50)
+    expected = getattr(ordmetrics, name)(y, P, sample_weight=w)
+    for a in (y, P, w):
+        a.setflags(write=False)
+    assert getattr(ordmetrics, name)(y, P, sample_weight=w) == expected

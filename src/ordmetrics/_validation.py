@@ -145,6 +145,9 @@ def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") 
     if arr.dtype != np.float32:
         arr = arr.astype(np.float64, copy=False)
     arr = np.ascontiguousarray(arr)
+    if not arr.flags.writeable:
+        # read-only views (pyarrow, memory maps) would make numba compile every kernel again
+        arr = arr.copy()
     if renormalize:
         arr = _renormalize(arr, name)
     return arr
@@ -403,7 +406,8 @@ def _encode_integers(
             "labels=[False, True] to use booleans as labels, or convert with .astype(int)."
         )
     if kind in "iu":
-        return Encoded(np.ascontiguousarray(arr, dtype=np.int64), None, None)
+        codes = np.ascontiguousarray(arr, dtype=np.int64)
+        return Encoded(codes if codes.flags.writeable else codes.copy(), None, None)
     if kind == "f":
         vals = arr if missing is None else np.where(missing, 0.0, arr)
         frac = vals != np.floor(vals)
@@ -538,7 +542,8 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
         raise ValueError(
             f"sample_weight has {w.size} entries but there are {n} rows; pass one weight per row."
         )
-    return np.ascontiguousarray(w)
+    w = np.ascontiguousarray(w)
+    return w if w.flags.writeable else w.copy()
 
 
 def check_lengths(n_true: int, n_proba: int, what: str = "y_proba") -> None:
