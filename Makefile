@@ -31,12 +31,12 @@ demo: $(STAMP_DEMO)
 
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check src tests benchmarks scripts studies
-	$(BIN)/ruff format --check src tests benchmarks scripts studies
+	$(BIN)/ruff check src tests benchmarks scripts studies examples
+	$(BIN)/ruff format --check src tests benchmarks scripts studies examples
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks scripts studies
-	$(BIN)/ruff format --check src tests benchmarks scripts studies
+	$(BIN)/ruff check src tests benchmarks scripts studies examples
+	$(BIN)/ruff format --check src tests benchmarks scripts studies examples
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
