@@ -23,6 +23,7 @@ SCRIPTS = (
     "bench_retention.py",
     "bench_bootstrap.py",
     "bench_stream.py",
+    "bench_dask.py",
 )
 
 

@@ -14,7 +14,8 @@ properties: see :func:`get_metric` and :func:`list_metrics`. Data frames (pandas
 pyarrow): :func:`evaluate`, :func:`metric_set`. Submodules imported on demand:
 ``ordmetrics.plot`` (matplotlib), ``ordmetrics.sklearn`` (scorers), ``ordmetrics.datasets``,
 ``ordmetrics.stream`` (fixed-size accumulators), ``ordmetrics.files`` (files larger than
-memory, pyarrow).
+memory, pyarrow), ``ordmetrics.dask`` (Dask data frames), ``ordmetrics.torch`` (losses),
+``ordmetrics.callbacks`` (Keras and Lightning).
 """
 
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
