@@ -17,6 +17,7 @@ SUMMARIES = {
     "bench_retention.py": "summary: QWK retention curves ",
     "bench_bootstrap.py": "summary: bootstrap('qwk') is ",
     "bench_stream.py": "summary: streaming Evaluator ",
+    "bench_dask.py": "summary: Dask on 2 local worker processes ",
 }
 #: the paper-sized benchmarks keep their N (53,576 rows) in quick runs
 FULL_SIZE = {"bench_bootstrap.py"}

@@ -599,3 +599,31 @@ def test_metric_index_document_is_current(capsys):
     assert doc.read_text() == printed, "regenerate: python -m ordmetrics index > docs/metrics.md"
     for name in ordmetrics.list_metrics():
         assert f"| `{name}` |" in printed
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    [("table", "evaluate.table.txt"), ("json", "evaluate.json"), ("csv", "evaluate.csv")],
+)
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".parquet"])
+def test_streamed_evaluation_gives_the_golden_output(fmt, name, suffix, tmp_path, capsys):
+    """--stream reads the file in batches through ordmetrics.files.evaluate_file."""
+    source = GOLDEN / "predictions.csv"
+    if suffix == ".csv":
+        path = source
+    elif suffix == ".csv.gz":
+        path = tmp_path / "p.csv.gz"
+        path.write_bytes(gzip.compress(source.read_bytes()))
+    else:
+        pq = pytest.importorskip("pyarrow.parquet")
+        pacsv = pytest.importorskip("pyarrow.csv")
+        path = tmp_path / "p.parquet"
+        pq.write_table(pacsv.read_csv(source), path)
+    args = [str(path) if a == str(DATA) else a for a in GOLDEN_ARGS]
+    assert main([*args, "--format", fmt, "--stream"]) == 0
+    assert same_output(capsys.readouterr().out, (GOLDEN / name).read_text())
+
+
+def test_stream_rejects_nothing_it_would_accept_in_memory(capsys):
+    assert main([*GOLDEN_ARGS, "--stream", "--metrics", "rps,nope"]) == 2
+    assert "nope" in capsys.readouterr().err

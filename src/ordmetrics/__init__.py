@@ -60,6 +60,7 @@ from .evaluation import (
     trajectory_correlation,
     worst_predictions,
 )
+from .files import evaluate_file
 from .frame import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
 from .ranking import c_index, kendall_tau, spearman
 from .scoring import brier, log_loss, pbs, pll, rps, sa_rps
@@ -95,6 +96,7 @@ __all__ = [
     "device_results",
     "ece",
     "evaluate",
+    "evaluate_file",
     "expected_cost",
     "get_metric",
     "kappa",

@@ -167,8 +167,16 @@ def csv_backend(backend: str | None = None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+#: How much of a file ``read_table(..., head=True)`` reads: enough rows to check the columns.
+HEAD_BYTES = 1 << 20
+
+
 def read_table(
-    path: str | Path, *, delimiter: str | None = None, backend: str | None = None
+    path: str | Path,
+    *,
+    delimiter: str | None = None,
+    backend: str | None = None,
+    head: bool = False,
 ) -> Any:
     """Read a CSV or Parquet file of predictions into a data frame.
 
@@ -181,6 +189,10 @@ def read_table(
     backend : {"pyarrow", "pandas", "polars"}, optional
         The library that reads a CSV file; default the first of them installed. Parquet is
         always read with pyarrow.
+    head : bool, default False
+        Read only the first rows (about ``HEAD_BYTES`` of text, or the first batch of a
+        Parquet file): enough to check columns and labels before a batched pass over a file
+        larger than memory.
 
     Returns
     -------
@@ -203,12 +215,15 @@ def read_table(
     kind = _kind(p)
     if p.stat().st_size == 0:
         raise InputError(f"{str(p)!r} is empty.")
-    table = _read_parquet(p) if kind == "parquet" else _read_csv(p, delimiter, backend)
+    if kind == "parquet":
+        table = _read_parquet(p, head)
+    else:
+        table = _read_csv(p, delimiter, backend, head)
     _check_shape(table, p)
     return table
 
 
-def _read_parquet(p: Path) -> Any:
+def _read_parquet(p: Path, head: bool = False) -> Any:
     with p.open("rb") as fh:
         head = fh.read(_SNIFF)
         fh.seek(max(0, p.stat().st_size - 4))
@@ -232,6 +247,10 @@ def _read_parquet(p: Path) -> Any:
     import pyarrow as pa
 
     try:
+        if head:
+            first = next(pq.ParquetFile(p).iter_batches(batch_size=10_000), None)
+            if first is not None:
+                return pa.Table.from_batches([first])
         return pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"could not read {str(p)!r} as Parquet: {_one_line(exc)}") from None
@@ -254,8 +273,27 @@ def _csv_bytes(p: Path) -> tuple[bytes | None, bytes]:
     return None, head
 
 
-def _read_csv(p: Path, delimiter: str | None, backend: str | None) -> Any:
-    data, head = _csv_bytes(p)
+def _head_bytes(p: Path) -> bytes:
+    """The first complete lines (about HEAD_BYTES) of a CSV file, decompressed if gzip."""
+    with p.open("rb") as fh:
+        magic = fh.read(len(_GZIP_MAGIC))
+    opener = gzip.open if magic == _GZIP_MAGIC else open
+    try:
+        with opener(p, "rb") as fh:
+            text = fh.read(HEAD_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{str(p)!r} cannot be read: {_one_line(exc)}") from None
+    if len(text) == HEAD_BYTES and b"\n" in text:
+        text = text[: text.rindex(b"\n") + 1]
+    return text
+
+
+def _read_csv(p: Path, delimiter: str | None, backend: str | None, head_only: bool = False) -> Any:
+    if head_only:
+        first = _head_bytes(p)
+        data, head = first, first[:_SNIFF]
+    else:
+        data, head = _csv_bytes(p)
     if head.startswith(_PARQUET_MAGIC):
         raise InputError(f"{str(p)!r} is a Parquet file, not CSV; give it the extension .parquet.")
     why = _looks_binary(head)

@@ -311,11 +311,12 @@ def _check_out(path: str) -> Path:
     return out
 
 
-def _read_input(args: argparse.Namespace) -> _Input:
+def _read_input(args: argparse.Namespace, head: bool = False) -> _Input:
+    """Read and check the file (``head``: only its first rows, to check columns and labels)."""
     _check_numbers(args)
     delimiter = parse_delimiter(args.delimiter)
     source = str(args.file)
-    table = read_table(args.file, delimiter=delimiter)
+    table = read_table(args.file, delimiter=delimiter, head=head)
     by = _split(args.by, "--by")
     proba = resolve_columns(
         table,
@@ -368,18 +369,62 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Files larger than this are read in batches (constant memory) when no bootstrap is asked.
+STREAM_ABOVE_BYTES = 1 << 30
+
+
+def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:
+    """The metric records of a file read in batches by :func:`ordmetrics.files.evaluate_file`.
+
+    The columns and labels are checked on the first rows with the same helpers as the
+    in-memory path; then the whole file streams through fixed-size accumulators.
+    """
+    from .files import evaluate_file
+
+    inp = _read_input(args, head=True)
+    result = evaluate_file(
+        args.file,
+        truth=inp.truth,
+        proba=inp.proba,
+        metrics=inp.metrics,
+        labels=inp.labels,
+        sample_weight=inp.weight,
+        by=inp.by or None,
+        nan_policy=args.nan_policy,
+        decision=args.decision,
+        delimiter=parse_delimiter(args.delimiter),
+        progress=True,
+    )
+    groups = result.items() if inp.by else [((), result)]
+    records = []
+    for key, res in groups:
+        keys = key if isinstance(key, tuple) else (key,)
+        for name, value in res.values.items():
+            rec: dict[str, Any] = dict(zip(inp.by, keys, strict=True))
+            rec.update(metric=name, estimate=float(value), direction=res.directions[name])
+            rec.update(low=None, high=None)
+            records.append(rec)
+    return records, inp.by
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``ordmetrics evaluate``: print the metric table of a file (table, JSON or CSV)."""
     from .report import metric_table
 
-    inp = _read_input(args)
-    records = metric_table(inp.table, n_resamples=args.bootstrap, **_options(inp, args))
-    if args.format == "json":
-        print(format_json(records, inp.by))
-    elif args.format == "csv":
-        print(format_csv(records, inp.by))
+    big = Path(args.file).is_file() and Path(args.file).stat().st_size > STREAM_ABOVE_BYTES
+    if args.bootstrap == 0 and (args.stream or big):
+        records, by = _stream_records(args)
+        inp_by = by
     else:
-        print(format_table(records, inp.by, intervals=args.bootstrap > 0))
+        inp = _read_input(args)
+        records = metric_table(inp.table, n_resamples=args.bootstrap, **_options(inp, args))
+        inp_by = inp.by
+    if args.format == "json":
+        print(format_json(records, inp_by))
+    elif args.format == "csv":
+        print(format_csv(records, inp_by))
+    else:
+        print(format_table(records, inp_by, intervals=args.bootstrap > 0))
         if args.bootstrap > 0:
             print(
                 f"\nlow, high: {args.confidence:.0%} bootstrap percentile interval, "
@@ -616,6 +661,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=FORMATS,
         default="table",
         help="table: aligned text; json: a list of records; csv (default table)",
+    )
+    p_eval.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the file in batches, in constant memory (no --bootstrap); automatic for "
+        "files over 1 GiB",
     )
     p_eval.set_defaults(func=cmd_evaluate)
 
