@@ -117,8 +117,9 @@ def _kind(path: Path) -> str:
         return "csv"
     suffix = "".join(path.suffixes[-2:]) or "(no extension)"
     raise InputError(
-        f"cannot read {str(path)!r}: unknown file type {suffix!r}; ordmetrics reads CSV files "
-        f"({', '.join(CSV_SUFFIXES)}) and Parquet files ({', '.join(PARQUET_SUFFIXES)})."
+        f"cannot tell the type of {str(path)!r} from its name: unknown file type {suffix!r}; "
+        f"ordmetrics reads CSV files ({', '.join(CSV_SUFFIXES)}) and Parquet files "
+        f"({', '.join(PARQUET_SUFFIXES)})."
     )
 
 

@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from ._io import CSV_SUFFIXES, PARQUET_SUFFIXES, _kind
 from ._validation import _type_name
 from .stream import DEFAULT_MAX_EXACT, DEFAULT_N_GRID, Evaluator, StreamResult
 
 __all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "evaluate_file"]
-
-#: File name endings read as CSV (``.tsv``: tab-delimited by default; ``.gz``: gzip).
-CSV_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
-#: File name endings read as Parquet.
-PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
 #: Largest CSV block read at once (pyarrow reads up to 32 blocks ahead).
 _CSV_BLOCK = 1 << 20
@@ -44,18 +40,6 @@ def _pyarrow() -> Any:
             "install it with `pip install ordmetrics[parquet]` (or `pip install pyarrow`)."
         ) from None
     return pyarrow
-
-
-def _kind(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(PARQUET_SUFFIXES):
-        return "parquet"
-    if name.endswith(CSV_SUFFIXES):
-        return "csv"
-    raise ValueError(
-        f"cannot tell the type of {str(path)!r} from its name: evaluate_file reads CSV files "
-        f"({', '.join(CSV_SUFFIXES)}) and Parquet files ({', '.join(PARQUET_SUFFIXES)})."
-    )
 
 
 # --------------------------------------------------------------------------------------------
