@@ -271,11 +271,19 @@ def _scalar(
     f = counts_evaluator(name, prep.n_classes, **options)
     if prep.propagate:
         return math.nan
-    value = float(f(_counts(prep)))
+    return warn_if_undefined(name, float(f(_counts(prep))))
+
+
+def warn_if_undefined(name: str, value: float, shown: str | None = None) -> float:
+    """Return ``value``, warning with the reason when agreement metric ``name`` gave NaN.
+
+    ``shown`` is the name used in the warning (e.g. a metric set's display name).
+    """
     if math.isnan(value):
         base = "kappa" if name in ("kappa", "qwk") else name
-        label = "expected_cost(normalize=True)" if base == "expected_cost" else name
-        warn_undefined(label, _UNDEFINED[base])
+        if base in _UNDEFINED:
+            label = "expected_cost(normalize=True)" if base == "expected_cost" else name
+            warn_undefined(shown or label, _UNDEFINED[base])
     return value
 
 

@@ -237,11 +237,28 @@ class _Bins:
     @property
     def means(self) -> tuple[np.ndarray, np.ndarray]:
         """Mean forecast and observed frequency per bin; NaN for bins of weight 0."""
-        empty = self.weight <= 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_f = np.where(empty, np.nan, self.sum_forecast / self.weight)
-            mean_o = np.where(empty, np.nan, self.sum_event / self.weight)
-        return mean_f, mean_o
+        return _bin_means(self.weight, self.sum_forecast, self.sum_event)
+
+
+def _bin_means(
+    weight: np.ndarray, sum_forecast: np.ndarray, sum_event: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    empty = weight <= 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_f = np.where(empty, np.nan, sum_forecast / weight)
+        mean_o = np.where(empty, np.nan, sum_event / weight)
+    return mean_f, mean_o
+
+
+def ece_from_sums(
+    weight: np.ndarray, sum_forecast: np.ndarray, sum_event: np.ndarray, total_weight: float
+) -> np.ndarray:
+    """Binary ECE per event from its bin sums (E, B): the reduction behind every ECE here.
+
+    Also what :mod:`ordmetrics.stream` applies to sums accumulated over batches.
+    """
+    mean_f, mean_o = _bin_means(weight, sum_forecast, sum_event)
+    return _ece_reduce(weight, mean_f, mean_o, total_weight)
 
 
 def _bin_sums(
@@ -286,8 +303,7 @@ def _ece_per_event(
         return None
     f, o = _events(P, prep.y_true, view)
     bins = _bin_sums(f, o, w, nb, strategy)
-    mean_f, mean_o = bins.means
-    return _ece_reduce(bins.weight, mean_f, mean_o, bins.total_weight)
+    return ece_from_sums(bins.weight, bins.sum_forecast, bins.sum_event, bins.total_weight)
 
 
 # --------------------------------------------------------------------------------------------

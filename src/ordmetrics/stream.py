@@ -97,7 +97,6 @@ from ._validation import (
     find_problems,
     proba_looks_valid,
 )
-from ._warnings import warn_undefined
 from .decisions import RULES, decide
 from .frame import MetricEntry, MetricSet, _as_metric_set, metric_set
 
@@ -987,17 +986,10 @@ class Evaluator:
                 values[e.name] = total / self._total_weight if mean else total
             elif e.kind == _AGREEMENT:
                 value = float(self._counts_fns[e.name](self._confusion[self._rule(e)]))
-                if math.isnan(value):
-                    base = "kappa" if e.metric in ("kappa", "qwk") else e.metric
-                    if base in _agreement._UNDEFINED:
-                        warn_undefined(e.name, _agreement._UNDEFINED[base])
-                values[e.name] = value
+                values[e.name] = _agreement.warn_if_undefined(e.metric, value, e.name)
             elif e.kind == _CALIBRATION:
                 weight, s_f, s_o = self._calib[e.name]
-                empty = np.empty((0, weight.shape[0]), dtype=np.int64)
-                bins = _calibration._Bins(empty, empty, weight, s_f, s_o, self._total_weight)
-                mean_f, mean_o = bins.means
-                per_event = _calibration._ece_reduce(weight, mean_f, mean_o, self._total_weight)
+                per_event = _calibration.ece_from_sums(weight, s_f, s_o, self._total_weight)
                 values[e.name] = (
                     float(per_event[0]) if e.metric == "ece" else float(np.mean(per_event))
                 )
