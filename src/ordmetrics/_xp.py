@@ -831,13 +831,8 @@ def confusion_matrix(
     axis = 1 if normalize == "true" else 0
     totals = xp.sum(counts, axis=axis, keepdims=True)
     if _flags(sp, xp.any(totals == 0.0))[0]:  # the warning of agreement.confusion_matrix
-        empty = np.flatnonzero(_to_host(sp, totals) == 0)
-        side = "y_true" if normalize == "true" else "y_pred"
-        what = "rows" if normalize == "true" else "columns"
-        warn_undefined(
-            f"confusion_matrix(normalize={normalize!r})",
-            f"classes {empty.tolist()} (positions) do not occur in {side}, so their {what} "
-            "are 0/0; those entries are NaN",
-        )
+        from .agreement import warn_empty_classes
+
+        warn_empty_classes(normalize, np.flatnonzero(_to_host(sp, totals) == 0))
     with np.errstate(invalid="ignore"):  # 0/0 = NaN is intended (NumPy-backed libraries warn)
         return counts / totals

@@ -371,15 +371,20 @@ def confusion_matrix(
     totals = counts.sum(axis=axis, keepdims=True)
     empty = np.flatnonzero(totals == 0)
     if empty.size:
-        side = "y_true" if normalize == "true" else "y_pred"
-        what = "rows" if normalize == "true" else "columns"
-        warn_undefined(
-            f"confusion_matrix(normalize={normalize!r})",
-            f"classes {empty.tolist()} (positions) do not occur in {side}, so their {what} "
-            "are 0/0; those entries are NaN",
-        )
+        warn_empty_classes(normalize, empty)
     with np.errstate(invalid="ignore"):
         return counts / totals
+
+
+def warn_empty_classes(normalize: str, empty: np.ndarray) -> None:
+    """Warn that normalizing a confusion matrix divides 0 by 0 for the classes ``empty``."""
+    side = "y_true" if normalize == "true" else "y_pred"
+    what = "rows" if normalize == "true" else "columns"
+    warn_undefined(
+        f"confusion_matrix(normalize={normalize!r})",
+        f"classes {empty.tolist()} (positions) do not occur in {side}, so their {what} "
+        "are 0/0; those entries are NaN",
+    )
 
 
 @fill_doc(params=_PARAMS_TEMPLATE)
