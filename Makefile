@@ -6,8 +6,17 @@ BIN := $(VENV)/bin
 STAMP_BASE := $(VENV)/.installed-base
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_DEMO := $(VENV)/.installed-demo
+STAMP_TORCH := $(VENV)/.installed-torch
+STAMP_RELEASE := $(VENV)/.installed-release
+STAMP_DOCS := $(VENV)/.installed-docs
+# torch is not in the test extra (from the public index it brings several GB of CUDA
+# packages). `make test` tries the CPU build and goes on without it (its tests then skip):
+# it is found where a CPU wheel is at hand, or from PyTorch's CPU index with
+#   make test TORCH_PIP_ARGS="--extra-index-url https://download.pytorch.org/whl/cpu"
+TORCH_SPEC ?= torch==2.13.0+cpu
+TORCH_PIP_ARGS ?=
 
-.PHONY: demo test lint bench study clean
+.PHONY: demo test lint typecheck package-check docs bench study clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,17 +35,47 @@ $(STAMP_DEMO): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[plot,parquet]"
 	touch $(STAMP_BASE) $@
 
+# Tolerant: without a CPU build of torch at hand, the torch and lightning tests skip.
+$(STAMP_TORCH): | $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)" "lightning>=2.0" $(TORCH_PIP_ARGS) \
+		|| echo "make: torch ($(TORCH_SPEC)) could not be installed; its tests will be skipped"
+	touch $@
+
+$(STAMP_RELEASE): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[release]"
+	touch $@
+
 demo: $(STAMP_DEMO)
 	$(BIN)/ordmetrics demo
 
-test: $(STAMP_TEST)
+test: $(STAMP_TEST) $(STAMP_TORCH)
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check src tests benchmarks scripts studies examples
-	$(BIN)/ruff format --check src tests benchmarks scripts studies examples
+	$(BIN)/mypy
+	$(BIN)/ruff check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
+	$(BIN)/ruff format --check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks scripts studies examples
-	$(BIN)/ruff format --check src tests benchmarks scripts studies examples
+	$(BIN)/ruff check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
+	$(BIN)/ruff format --check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
+
+# mypy over src/ordmetrics (configuration: [tool.mypy] in pyproject.toml)
+typecheck: $(STAMP_TEST)
+	$(BIN)/mypy
+
+# sdist and wheel: build, twine check, install into a new virtual environment (the base
+# install, no extras) and run `ordmetrics demo` and `ordmetrics evaluate` there
+package-check: $(STAMP_RELEASE)
+	scripts/check_package.sh $(BIN)/python
+
+$(STAMP_DOCS): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $@
+
+# The documentation site (Sphinx): docs/_build/html; warnings are errors, and the examples of
+# the migration page run as doctests.
+docs: $(STAMP_DOCS)
+	$(BIN)/sphinx-build -W --keep-going -q -b html -d docs/_build/doctrees docs docs/_build/html
+	$(BIN)/sphinx-build -W --keep-going -q -b doctest -d docs/_build/doctrees docs docs/_build/doctest
 
 bench: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
@@ -44,6 +83,11 @@ bench: $(STAMP_TEST)
 
 study: $(STAMP_TEST)
 	$(BIN)/python studies/galdran_table1.py
+	$(BIN)/python studies/galdran_aursc_scale.py
+	$(BIN)/python studies/ahmadian_appendix8.py
+	$(BIN)/python studies/ahmadian_checkpoints.py
+	$(BIN)/python studies/ahmadian_checkpoints.py --cv hblock
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache \
+		docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst

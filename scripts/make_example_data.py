@@ -4,11 +4,17 @@ The file holds out-of-fold predicted class probabilities of two scikit-learn mod
 ordinal ``cut`` grade (Fair < Good < Very Good < Premium < Ideal) of the 53,940 diamonds of the
 ggplot2 ``diamonds`` data set (MIT licence, ggplot2 authors).
 
-Usage, from the repository root::
+Usage, from the repository root (needs pandas and scikit-learn)::
 
-    python scripts/make_example_data.py [path/to/diamonds.csv]
+    python scripts/make_example_data.py path/to/diamonds.csv [--output FILE]
 
-The path defaults to ``../shared/data/diamonds.csv`` relative to the repository root.
+``diamonds.csv`` is the ggplot2 data set as CSV with a header line (columns carat, cut, color,
+clarity, depth, table, price, x, y, z), e.g. ``data-raw/diamonds.csv`` of the ggplot2
+repository (https://github.com/tidyverse/ggplot2). The output defaults to the packaged file;
+``--output`` writes elsewhere, e.g. to compare a regenerated file with the packaged one::
+
+    python scripts/make_example_data.py diamonds.csv --output /tmp/oof.csv.gz
+    cmp /tmp/oof.csv.gz src/ordmetrics/_data/diamonds_cut_oof.csv.gz
 
 Features: carat, color (D=0 .. J=6), clarity (I1=0 .. IF=7), depth, table, price, x, y, z.
 Target: the index of ``cut`` in the order above. Five-fold ``StratifiedKFold(shuffle=True,
@@ -58,7 +64,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO_ROOT / ".." / "shared" / "data" / "diamonds.csv"
 OUTPUT = REPO_ROOT / "src" / "ordmetrics" / "_data" / "diamonds_cut_oof.csv.gz"
 
 CUT_ORDER = ("Fair", "Good", "Very Good", "Premium", "Ideal")
@@ -245,14 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     """Fit both models out of fold, print their scores and write the data file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "source",
-        nargs="?",
-        type=Path,
-        default=DEFAULT_SOURCE,
-        help="path to diamonds.csv (default: ../shared/data/diamonds.csv beside the repository)",
+        "source", type=Path, help="path to diamonds.csv (the ggplot2 diamonds data set)"
     )
     parser.add_argument("--output", type=Path, default=OUTPUT, help="file to write")
     args = parser.parse_args(argv)
+    if not args.source.is_file():
+        parser.error(f"no such file: {str(args.source)!r}; pass the path of diamonds.csv.")
 
     print(f"numpy {np.__version__}, pandas {pd.__version__}, scikit-learn {sklearn.__version__}")
     X, y = load_source(args.source)

@@ -141,3 +141,39 @@ def test_polars_frame() -> None:
     columns = [f"hgb_{label.replace(' ', '_')}" for label in CUT_LABELS]
     np.testing.assert_array_equal(df.select(columns).to_numpy(), example.y_proba)
     np.testing.assert_array_equal(df["cut"].cast(pl.String).to_numpy(), example.y_true)
+
+
+def test_pyarrow_frame() -> None:
+    pa = pytest.importorskip("pyarrow")
+    table = load_diamonds_cut_frame("pyarrow")
+    assert isinstance(table, pa.Table)
+    assert table.column_names == ["row", "fold", "cut", *PROBA_COLUMNS]
+    assert table.shape == (N_ROWS, 3 + len(PROBA_COLUMNS))
+    cut = table["cut"].combine_chunks()
+    assert cut.type == pa.dictionary(pa.int8(), pa.string(), ordered=True)
+    assert tuple(cut.dictionary.to_pylist()) == CUT_LABELS
+    assert cut.null_count == 0
+    for model in MODELS:
+        example = load_diamonds_cut(model)
+        columns = [f"{model}_{label.replace(' ', '_')}" for label in CUT_LABELS]
+        got = np.column_stack([table[c].to_numpy() for c in columns])
+        np.testing.assert_array_equal(got, example.y_proba)
+        np.testing.assert_array_equal(np.asarray(cut.to_pylist()), example.y_true)
+        np.testing.assert_array_equal(table["row"].to_numpy(), example.row)
+        np.testing.assert_array_equal(table["fold"].to_numpy(), example.fold)
+
+
+def test_pyarrow_frame_evaluates_like_the_arrays() -> None:
+    pytest.importorskip("pyarrow")
+    import ordmetrics
+
+    table = load_diamonds_cut_frame("pyarrow")
+    out = ordmetrics.evaluate(
+        table, truth="cut", proba="hgb_", labels=list(CUT_LABELS), metrics=["rps", "qwk"]
+    )
+    example = load_diamonds_cut("hgb")
+    want_rps = ordmetrics.rps(example.y_true, example.y_proba, labels=CUT_LABELS)
+    assert out["estimate"][0].as_py() == pytest.approx(want_rps, rel=1e-12)
+    pred = np.asarray(CUT_LABELS)[example.y_proba.argmax(axis=1)]
+    want_qwk = ordmetrics.qwk(example.y_true, pred, labels=CUT_LABELS)
+    assert out["estimate"][1].as_py() == pytest.approx(want_qwk, rel=1e-12)

@@ -36,7 +36,7 @@ MODELS: tuple[str, ...] = ("hgb", "logit")
 """The models whose predictions the example file holds."""
 
 _FILENAME = "diamonds_cut_oof.csv.gz"
-_FRAME_BACKENDS = ("pandas", "polars")
+_FRAME_BACKENDS = ("pandas", "polars", "pyarrow")
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,20 +173,22 @@ def load_diamonds_cut_frame(backend: str = "pandas") -> Any:
 
     Parameters
     ----------
-    backend : {"pandas", "polars"}, default="pandas"
+    backend : {"pandas", "polars", "pyarrow"}, default="pandas"
         The data-frame library to return.
 
     Returns
     -------
-    pandas.DataFrame or polars.DataFrame
+    pandas.DataFrame, polars.DataFrame or pyarrow.Table
         Columns ``row``, ``fold``, ``cut`` and ``{model}_{grade}`` for both models (e.g.
-        ``hgb_Very_Good``). ``cut`` is an ordered ``Categorical`` (pandas) or an ``Enum``
-        (polars) with the categories in :data:`CUT_LABELS` order.
+        ``hgb_Very_Good``). ``cut`` is an ordered ``Categorical`` (pandas), an ``Enum``
+        (polars) or an ordered dictionary column (pyarrow) with the categories in
+        :data:`CUT_LABELS` order. :func:`ordmetrics.evaluate` reads the order of the first
+        two itself; for a pyarrow Table pass ``labels=CUT_LABELS``.
 
     Raises
     ------
     ValueError
-        If ``backend`` is not ``"pandas"`` or ``"polars"``.
+        If ``backend`` is not ``"pandas"``, ``"polars"`` or ``"pyarrow"``.
     ImportError
         If the requested library is not installed.
 
@@ -195,14 +197,19 @@ def load_diamonds_cut_frame(backend: str = "pandas") -> Any:
     >>> df = load_diamonds_cut_frame()  # doctest: +SKIP
     >>> df.shape  # doctest: +SKIP
     (53940, 13)
+    >>> table = load_diamonds_cut_frame("pyarrow")  # doctest: +SKIP
+    >>> table.num_rows, table.schema.field("cut").type  # doctest: +SKIP
+    (53940, DictionaryType(dictionary<values=string, indices=int8, ordered=1>))
     """
     if backend not in _FRAME_BACKENDS:
         raise ValueError(f"backend must be one of {_FRAME_BACKENDS}; got {backend!r}")
     try:
         if backend == "pandas":
             import pandas as lib
-        else:
+        elif backend == "polars":
             import polars as lib
+        else:
+            import pyarrow as lib
     except ImportError as exc:
         raise ImportError(
             f"load_diamonds_cut_frame(backend={backend!r}) needs {backend}; "
@@ -216,6 +223,26 @@ def load_diamonds_cut_frame(backend: str = "pandas") -> Any:
         dtypes["cut"] = lib.CategoricalDtype(list(CUT_LABELS), ordered=True)
         return lib.read_csv(io.StringIO(text), dtype=dtypes)
 
+    if backend == "pyarrow":
+        return _arrow_table(text, header)
+
     overrides = {"row": lib.Int64, "fold": lib.Int64, "cut": lib.Enum(list(CUT_LABELS))}
     overrides.update({name: lib.Float64 for name in header[3:]})
     return lib.read_csv(io.BytesIO(text.encode("ascii")), schema_overrides=overrides)
+
+
+def _arrow_table(text: str, header: list[str]) -> Any:
+    """The example as a pyarrow Table, ``cut`` an ordered dictionary in CUT_LABELS order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    types = {name: pa.float64() for name in header[3:]}
+    types.update(row=pa.int64(), fold=pa.int64(), cut=pa.string())
+    table = pcsv.read_csv(
+        io.BytesIO(text.encode("ascii")), convert_options=pcsv.ConvertOptions(column_types=types)
+    )
+    grades = pa.array(CUT_LABELS, pa.string())
+    codes = pc.index_in(table["cut"], value_set=grades).combine_chunks().cast(pa.int8())
+    cut = pa.DictionaryArray.from_arrays(codes, grades, ordered=True)
+    return table.set_column(header.index("cut"), "cut", cut)

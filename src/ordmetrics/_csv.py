@@ -1,0 +1,560 @@
+"""Reading CSV files and computing the metric table without a data-frame library.
+
+A base install of ordmetrics (NumPy, numba, narwhals, array-api-compat) has no library that
+reads CSV files into a data frame, and narwhals needs one to work on. This module is the
+fallback of the command line for that case:
+
+* :func:`read_csv` reads a CSV file with the standard library's :mod:`csv` module into a
+  :class:`ColumnTable`, a mapping of column names to NumPy arrays. Each column is typed as
+  pyarrow and pandas type it: ``int64`` when every field is an integer, ``float64`` when every
+  field is a number or missing (a missing integer column is ``float64`` with NaN, as pandas
+  reads it), else text (an object array of ``str``, None where missing). A field is missing
+  when it is empty or one of :data:`NULL_VALUES` (the null markers of pyarrow's and pandas'
+  readers).
+* :func:`metric_table` computes the records of :func:`ordmetrics.report.metric_table` from a
+  :class:`ColumnTable` by calling the metric functions of the core on the rows of every group
+  (the groups in order of first appearance, a row with a missing group value handled as
+  ``nan_policy`` says, as :func:`ordmetrics.evaluate` forms them), with bootstrap intervals from
+  :func:`ordmetrics.bootstrap`. Given any other table it calls
+  :func:`ordmetrics.report.metric_table`.
+
+The numbers are the same as through a data frame: the same public functions are called with
+the same arrays.
+
+Examples
+--------
+>>> import io
+>>> from ordmetrics._csv import read_csv, metric_table
+>>> text = b"grade,p0,p1,p2\\n0,0.7,0.2,0.1\\n1,0.2,0.6,0.2\\n2,0.1,0.3,0.6\\n"
+>>> table = read_csv(io.BytesIO(text), ",", "preds.csv")
+>>> table
+ColumnTable(3 rows: grade int64, p0 float64, p1 float64, p2 float64)
+>>> rec = metric_table(table, truth="grade", proba="p", metrics=["rps"])
+>>> rec[0]["metric"], round(rec[0]["estimate"], 4)
+('rps', 0.05)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "NULL_VALUES",
+    "ColumnTable",
+    "check_numeric",
+    "labels_option",
+    "metric_table",
+    "read_csv",
+]
+
+#: Fields read as a missing value (besides the empty field): the default null markers of
+#: pyarrow's CSV reader, which pandas also reads as missing.
+NULL_VALUES: frozenset[str] = frozenset(
+    {
+        "",
+        "#N/A",
+        "#N/A N/A",
+        "#NA",
+        "-1.#IND",
+        "-1.#QNAN",
+        "-NaN",
+        "-nan",
+        "1.#IND",
+        "1.#QNAN",
+        "N/A",
+        "NA",
+        "NULL",
+        "NaN",
+        "n/a",
+        "nan",
+        "null",
+    }
+)
+
+# one field per line: what float() must parse the same way as pyarrow and pandas (no
+# underscores, no surrounding blanks)
+_FLOATS = re.compile(
+    r"(?:[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\n)*",
+    re.IGNORECASE,
+)
+_INTS = re.compile(r"(?:[+-]?\d{1,18}\n)*")
+# the characters of columns that need no regular expression: digits only are integers; with
+# these, float() of each field decides (it fails on what is not a number, e.g. 2020-01-02)
+_DIGITS = frozenset("0123456789\n")
+_DECIMALS = frozenset("0123456789\n.+-eE")
+
+
+class ColumnTable(Mapping[str, np.ndarray]):
+    """Columns of equal length as NumPy arrays, read without a data-frame library.
+
+    Parameters
+    ----------
+    columns : mapping of str to array-like
+        The columns, in order. Each becomes a one-dimensional NumPy array.
+
+    Attributes
+    ----------
+    column_names : list of str
+        The names, in order (also ``columns``).
+    num_rows : int
+        The number of rows (also ``len(table.column(name))``).
+
+    Examples
+    --------
+    >>> t = ColumnTable({"a": [1, 2], "b": ["x", None]})
+    >>> t.column_names, t.num_rows, t["a"].dtype.name, t["b"].tolist()
+    (['a', 'b'], 2, 'int64', ['x', None])
+    """
+
+    def __init__(self, columns: Mapping[str, Any]) -> None:
+        cols: dict[str, np.ndarray] = {}
+        for name, values in columns.items():
+            arr = np.asarray(values)
+            if arr.dtype.kind == "U":
+                arr = arr.astype(object)
+            if arr.ndim != 1:
+                raise ValueError(f"column {name!r} must be one-dimensional; got shape {arr.shape}.")
+            cols[str(name)] = arr
+        lengths = {len(a) for a in cols.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"the columns must have equal lengths; got {sorted(lengths)} rows.")
+        self._cols = cols
+        self.num_rows = lengths.pop() if lengths else 0
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self._cols)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._cols)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._cols[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cols)
+
+    def __len__(self) -> int:
+        return len(self._cols)
+
+    def __repr__(self) -> str:
+        cols = ", ".join(f"{k} {_dtype_name(v)}" for k, v in self._cols.items())
+        return f"ColumnTable({self.num_rows} rows: {cols})"
+
+
+def _dtype_name(arr: np.ndarray) -> str:
+    return "str" if arr.dtype == object else arr.dtype.name
+
+
+def _is_numeric(arr: np.ndarray) -> bool:
+    return arr.dtype.kind in "iufb"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+def _error(source: str, delimiter: str, why: str) -> ValueError:
+    from ._io import InputError, _show_delimiter
+
+    return InputError(
+        f"could not parse {source!r} as CSV with delimiter {_show_delimiter(delimiter)}: {why}"
+    )
+
+
+def _column(values: tuple[str, ...]) -> np.ndarray:
+    """One column of fields typed as pyarrow / pandas type it (see the module docstring)."""
+    n = len(values)
+    missing = np.fromiter(map(NULL_VALUES.__contains__, values), dtype=bool, count=n)
+    any_missing = bool(missing.any())
+    present = (
+        [v for v, m in zip(values, missing.tolist(), strict=True) if not m]
+        if any_missing
+        else values
+    )
+    joined = "\n".join(present) + ("\n" if n else "")
+    chars = set(joined)
+    if n and not any_missing:
+        if (chars <= _DIGITS and max(map(len, values)) <= 18) or (
+            chars <= _DIGITS | {"+", "-"} and _INTS.fullmatch(joined)
+        ):
+            return np.fromiter(map(int, values), dtype=np.int64, count=n)
+    if chars <= _DECIMALS or _FLOATS.fullmatch(joined):
+        try:
+            # float() of every field: the correctly rounded double of the decimal
+            numbers = np.fromiter(map(float, present), dtype=np.float64, count=len(present))
+        except ValueError:  # e.g. dates: not numbers
+            pass
+        else:
+            if not any_missing:
+                return numbers
+            out = np.full(n, np.nan)
+            out[~missing] = numbers
+            return out
+    text = np.empty(n, dtype=object)
+    text[:] = values
+    text[missing] = None
+    return text
+
+
+def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> ColumnTable:
+    """Read a CSV file into a :class:`ColumnTable` with the standard library.
+
+    Parameters
+    ----------
+    source : Path, bytes or binary stream
+        The file, or its (decompressed) content; UTF-8 text with a header line.
+    delimiter : str
+        The field delimiter (one character).
+    name : str or Path
+        The file's name, for the messages.
+
+    Returns
+    -------
+    ColumnTable
+        The columns typed as described in the module docstring. Blank lines are skipped.
+
+    Raises
+    ------
+    ordmetrics._io.InputError
+        For a file that is not UTF-8, is empty, or has a row with more or fewer fields than
+        the header (naming the line).
+    """
+    from ._io import InputError
+
+    source_name = str(name)
+    if isinstance(source, Path):
+        data = source.read_bytes()
+    elif isinstance(source, bytes | bytearray):
+        data = bytes(source)
+    else:
+        data = source.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{source_name!r} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}); save it as UTF-8."
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if r]
+    except csv.Error as exc:
+        raise _error(source_name, delimiter, str(exc)) from None
+    if not rows:
+        raise InputError(f"{source_name!r} is empty (no header line).")
+    header = rows[0]
+    width = len(header)
+    dups = sorted({h for i, h in enumerate(header) if h in header[:i]})
+    if dups:
+        raise InputError(
+            f"{source_name!r} has the column {dups[0]!r} more than once; column names must be "
+            "unique."
+        )
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    bad = np.flatnonzero(lengths != width)
+    if bad.size:
+        i = int(bad[0])
+        raise _error(
+            source_name,
+            delimiter,
+            f"row {i - 1} (counted from 0 after the header) has {lengths[i]} fields, the "
+            f"header {width}.",
+        )
+    fields = list(zip(*rows[1:], strict=True)) if len(rows) > 1 else [()] * width
+    return ColumnTable({h: _column(tuple(f)) for h, f in zip(header, fields, strict=True)})
+
+
+# --------------------------------------------------------------------------------------------
+# Checks of the command line (what _io.check_numeric and cli._labels do for data frames)
+# --------------------------------------------------------------------------------------------
+
+
+def check_numeric(table: ColumnTable, columns: Sequence[str], role: str, source: str) -> None:
+    """Raise ``InputError`` when a column is not numeric, naming the first value that is not.
+
+    Examples
+    --------
+    >>> check_numeric(ColumnTable({"p": ["0.5", "x"]}), ["p"], "probability", "f.csv")
+    Traceback (most recent call last):
+    ...
+    ordmetrics._io.InputError: probability column 'p' of 'f.csv' is not numeric: row 1 (counted
+    from 0 after the header) holds 'x'.
+    """
+    from ._io import InputError
+
+    for c in columns:
+        values = table[c]
+        if _is_numeric(values):
+            continue
+        for i, v in enumerate(values.tolist()):
+            if v is None:
+                continue
+            try:
+                float(v)
+                continue
+            except ValueError:
+                pass
+            raise InputError(
+                f"{role} column {c!r} of {source!r} is not numeric: row {i} (counted from 0 "
+                f"after the header) holds {v!r}."
+            )
+        raise InputError(f"{role} column {c!r} of {source!r} is not numeric (type str).")
+
+
+def labels_option(
+    text: str | None, table: ColumnTable, truth: str, proba: list[str], split: Any
+) -> list[Any] | None:
+    """``--labels`` in the type of the truth column (what ``cli._labels`` does for frames)."""
+    from ._io import InputError
+
+    column = table[truth]
+    if text is None:
+        if _is_numeric(column):
+            return None
+        seen: list[Any] = []
+        for v in column.tolist():
+            if v is not None and v not in seen:
+                seen.append(v)
+                if len(seen) == 4:
+                    break
+        shown = ", ".join(repr(v) for v in seen[:3]) + (", ..." if len(seen) > 3 else "")
+        raise InputError(
+            f"truth column {truth!r} holds class names ({shown}); give their ordinal order "
+            f"with --labels A,B,..., one per probability column ({len(proba)}: "
+            f"{', '.join(proba)})."
+        )
+    names = split(text, "--labels")
+    if len(names) != len(proba):
+        raise InputError(
+            f"--labels lists {len(names)} classes but there are {len(proba)} probability "
+            f"columns ({', '.join(proba)}); give one label per column, in the same order."
+        )
+    kind = column.dtype.kind
+    if kind not in "iuf":
+        return list(names)
+    cast: Any = int if kind in "iu" else float
+    try:
+        return [cast(v) for v in names]
+    except ValueError:
+        raise InputError(
+            f"truth column {truth!r} holds numbers, so --labels must be numbers too; got {text!r}."
+        ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# The metric table
+# --------------------------------------------------------------------------------------------
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes of a column's values; every missing value (None, NaN) shares code 0."""
+    if values.dtype == object:
+        missing = np.array([v is None for v in values.tolist()], dtype=bool)
+        filled = np.where(missing, "", values).astype(str)
+    elif values.dtype.kind == "f":
+        missing = np.isnan(values)
+        filled = np.where(missing, 0.0, values)
+    else:
+        missing = np.zeros(values.shape, dtype=bool)
+        filled = values
+    _, inverse = np.unique(filled, return_inverse=True)
+    return np.where(missing, 0, inverse.reshape(-1) + 1)
+
+
+def _groups(table: ColumnTable, by: Sequence[str]) -> list[np.ndarray]:
+    """Row positions of every group, in order of first appearance."""
+    codes = np.stack([_codes(table[c]) for c in by], axis=1)
+    _, inverse = np.unique(codes, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    groups = np.split(order, bounds)
+    groups.sort(key=lambda g: int(g[0]))
+    return groups
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _truth(values: np.ndarray) -> np.ndarray:
+    """The truth as the core reads it fastest: class names without a missing one as ``str``."""
+    if values.dtype == object and not any(v is None for v in values.tolist()):
+        return values.astype(str)
+    return values
+
+
+def metric_table(
+    data: Any,
+    *,
+    truth: str,
+    proba: Any,
+    metrics: Any = None,
+    by: Any = None,
+    labels: Any = None,
+    sample_weight: str | None = None,
+    nan_policy: str = "raise",
+    decision: str = "argmax",
+    n_resamples: int = 0,
+    confidence_level: float = 0.95,
+    random_state: int = 0,
+) -> list[dict[str, Any]]:
+    """The records of :func:`ordmetrics.report.metric_table`, also of a :class:`ColumnTable`.
+
+    Parameters
+    ----------
+    data : ColumnTable or data frame
+        A data frame goes to :func:`ordmetrics.report.metric_table` unchanged.
+    truth, proba, metrics, by, labels, sample_weight, nan_policy, decision, n_resamples, \
+confidence_level, random_state
+        As for :func:`ordmetrics.report.metric_table`.
+
+    Returns
+    -------
+    list of dict
+        One record per (group, metric): the ``by`` columns (None for a missing value),
+        ``metric``, ``estimate``, ``direction``, ``low`` and ``high``.
+    """
+    if not isinstance(data, ColumnTable):
+        from .report import metric_table as frame_metric_table
+
+        return frame_metric_table(
+            data,
+            truth=truth,
+            proba=proba,
+            metrics=metrics,
+            by=by,
+            labels=labels,
+            sample_weight=sample_weight,
+            nan_policy=nan_policy,
+            decision=decision,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            random_state=random_state,
+        )
+    from . import frame as _frame
+    from ._progress import progress
+    from ._validation import NAN_POLICIES, check_option
+    from .decisions import RULES
+    from .evaluation import bootstrap
+    from .report import _check_resamples
+
+    n_resamples = _check_resamples(n_resamples)
+    ms = _frame._as_metric_set(metrics)
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    check_option(decision, "decision", RULES)
+    columns = table_columns = data.column_names
+    truth_col = _frame._check_column(truth, "truth", table_columns)
+    proba_cols = _frame.label_proba_columns(proba, columns, labels)
+    by_cols = _frame._by_columns(by, columns)
+    weight_col = (
+        None
+        if sample_weight is None
+        else _frame._check_column(sample_weight, "sample_weight", columns)
+    )
+    _frame._check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
+    clash = [c for c in by_cols if c in ("low", "high")]
+    if clash:
+        raise ValueError(
+            f"by column {clash[0]!r} has the name of an interval column (low, high); rename it."
+        )
+    for c in [*proba_cols, *([] if weight_col is None else [weight_col])]:
+        if not _is_numeric(data[c]):
+            arg = "proba" if c in proba_cols else "sample_weight"
+            raise TypeError(f"{arg} column {c!r} must be numeric; it holds text.")
+
+    y_all = _truth(data[truth_col])
+    P_all = np.column_stack([data[c].astype(np.float64) for c in proba_cols])
+    w_all = None if weight_col is None else data[weight_col].astype(np.float64)
+    agreement_labels = labels
+    if labels is None and _is_numeric(y_all):
+        agreement_labels = list(range(len(proba_cols)))
+    groups: list[np.ndarray | None] = list(_groups(data, by_cols)) if by_cols else [None]
+    if by_cols:  # rows with a missing group key, as nan_policy says (as evaluate does)
+        missing = [_codes(data[c]) == 0 for c in by_cols]
+        keep = _frame.group_key_rows(by_cols, missing, nan_policy)
+        if keep is not None:
+            groups = [g for g in groups if g is not None and keep[g[0]]]
+
+    records: list[dict[str, Any]] = []
+    for rows in groups:
+        keys = {c: _scalar(data[c][rows[0]]) for c in by_cols} if rows is not None else {}
+        where = ", ".join(f"{c}={v!r}" for c, v in keys.items())
+        y = y_all if rows is None else y_all[rows]
+        P = P_all if rows is None else P_all[rows]
+        w = w_all if (w_all is None or rows is None) else w_all[rows]
+        preds: dict[str, Any] = {}
+        for entry in ms:
+            options = dict(entry.options)
+            if entry.kind in _frame._DECISION_KINDS:
+                rule = options.pop("decision", decision)
+                if rule not in preds:
+                    preds[rule] = _frame._decisions(P, rule, agreement_labels, nan_policy, rows)
+                x, lab = preds[rule], agreement_labels
+            else:
+                x, lab = P, labels
+            try:
+                value = entry.spec.func(
+                    y, x, labels=lab, sample_weight=w, nan_policy=nan_policy, **options
+                )
+            except Exception as exc:
+                note = getattr(exc, "add_note", None)  # Python 3.11+
+                if note is not None:
+                    group = f" in the group {where}" if where else ""
+                    note(f"(raised by metric {entry.name!r}{group})")
+                raise
+            rec: dict[str, Any] = dict(keys)
+            rec.update(
+                metric=entry.name,
+                estimate=_frame._as_float(value, entry),
+                direction=entry.direction,
+                low=None,
+                high=None,
+            )
+            records.append(rec)
+            rec["_call"] = (entry, y, x, lab, w, options)
+    if n_resamples:
+        with progress(len(records) * n_resamples, "bootstrap", unit="resamples") as step:
+            for rec in records:
+                entry, y, x, lab, w, options = rec["_call"]
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    res = bootstrap(
+                        entry.metric,
+                        y,
+                        x,
+                        n_resamples=n_resamples,
+                        confidence_level=confidence_level,
+                        random_state=random_state,
+                        labels=lab,
+                        sample_weight=w,
+                        nan_policy=nan_policy,
+                        **options,
+                    )
+                where = ", ".join(f"{c}={rec[c]!r}" for c in by_cols)
+                for caught_warning in caught:
+                    text = str(caught_warning.message)
+                    message = f"{text} (group {where})" if where else text
+                    warnings.warn(message, caught_warning.category, stacklevel=2)
+                rec["low"], rec["high"] = float(res.low), float(res.high)
+                step(n_resamples)
+    for rec in records:
+        del rec["_call"]
+    return records
