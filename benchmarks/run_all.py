@@ -24,6 +24,7 @@ SCRIPTS = (
     "bench_bootstrap.py",
     "bench_stream.py",
     "bench_dask.py",
+    "bench_memory.py",
 )
 
 

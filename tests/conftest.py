@@ -47,10 +47,26 @@ def ref_score(
     *,
     normalize: bool = True,
     eps: float | None = None,
+    ties: str = "argmax",
+    alpha: float = 2.0,
 ) -> float:
-    """The score of one prediction ``p`` (length ``K``) for the true class ``y`` (0-based)."""
+    """The score of one prediction ``p`` (length ``K``) for the true class ``y`` (0-based).
+
+    PBS and PLL penalize when the arg-max decision (first most probable class) is not y, or
+    with ``ties="unpenalized"`` when some class is strictly more probable than y.
+    """
     p = [float(v) for v in p]
     y = int(y)
+    if name == "cdf_l1":
+        F = 0.0
+        total = 0.0
+        for k in range(K - 1):
+            F = F + p[k]
+            total = total + abs(F - (1.0 if y <= k else 0.0))
+        return total / (K - 1) if normalize else total
+    if name in ("spherical", "pseudospherical"):
+        norm = sum(v**alpha for v in p) ** (1.0 / alpha)
+        return 1.0 - (p[y] / norm) ** (alpha - 1.0)
     if name in ("rps", "sa_rps"):
         F = 0.0
         total = 0.0
@@ -71,9 +87,14 @@ def ref_score(
         d = p[k] - (1.0 if k == y else 0.0)
         brier = brier + d * d
     m = 0
+    first_max = 0
     for k in range(K):
         if p[k] > p[y]:
             m = 1
+        if p[k] > p[first_max]:
+            first_max = k
+    if ties == "argmax" and first_max != y:
+        m = 1
 
     if name == "brier":
         return brier

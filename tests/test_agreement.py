@@ -11,7 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score
+from sklearn.metrics import (
+    accuracy_score,
+    cohen_kappa_score,
+    f1_score,
+    precision_score,
+    recall_score,
+)
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 import ordmetrics
@@ -19,7 +25,7 @@ from ordmetrics import agreement as A
 from ordmetrics._warnings import UndefinedMetricWarning
 
 METRICS = ["kappa", "qwk", "expected_cost", "mae", "amae", "mmae", "accuracy"]
-METRICS += ["within_k_accuracy", "macro_f1"]
+METRICS += ["within_k_accuracy", "macro_f1", "macro_precision", "macro_recall"]
 REL = 1e-12
 
 
@@ -120,6 +126,21 @@ def ref_macro_f1(yt, yp, K, w=None):
         f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
         f1s.append(f1)
     return sum(f1s) / len(f1s)
+
+
+def ref_macro_pr(yt, yp, K, w=None, which="precision"):
+    """Literal loop: mean over classes present in y_true or y_pred; 0 for a zero denominator."""
+    w = _w(w, len(yt))
+    vals = []
+    for c in range(K):
+        tp = sum(wi for a, b, wi in zip(yt, yp, w, strict=True) if a == c and b == c)
+        pred = sum(wi for a, b, wi in zip(yt, yp, w, strict=True) if b == c)
+        true = sum(wi for a, b, wi in zip(yt, yp, w, strict=True) if a == c)
+        if pred + true == 0:
+            continue
+        den = pred if which == "precision" else true
+        vals.append(tp / den if den > 0 else 0.0)
+    return sum(vals) / len(vals)
 
 
 def present_classes(yt, yp, K, w=None):
@@ -324,6 +345,50 @@ def test_macro_f1_matches_loop_and_sklearn(seed):
     present = present_classes(yt, yp, K, w)
     sk = f1_score(yt, yp, average="macro", labels=present, zero_division=0, sample_weight=w)
     assert got == pytest.approx(sk, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_macro_precision_and_recall_match_loop_and_sklearn(seed):
+    yt, yp, K, w = make_case(seed)
+    present = present_classes(yt, yp, K, w)
+    for name, sk_func in (("precision", precision_score), ("recall", recall_score)):
+        got = getattr(A, f"macro_{name}")(yt, yp, sample_weight=w)
+        assert got == pytest.approx(ref_macro_pr(yt, yp, K, w, name), rel=REL, abs=1e-15)
+        sk = sk_func(yt, yp, average="macro", labels=present, zero_division=0, sample_weight=w)
+        assert got == pytest.approx(sk, rel=1e-12, abs=1e-15)
+
+
+def test_macro_precision_and_recall_by_hand():
+    yt, yp = [0, 1, 3, 3], [0, 2, 3, 1]
+    # precision: class 0 = 1, class 1 = 0 (one prediction, wrong), class 2 = 0, class 3 = 1
+    assert A.macro_precision(yt, yp) == pytest.approx(0.5, rel=1e-15)
+    # recall: class 0 = 1, class 1 = 0, class 2 = 0 (never true), class 3 = 1/2
+    assert A.macro_recall(yt, yp) == pytest.approx(0.375, rel=1e-15)
+    # a label-set class absent from both is left out, as for macro F1
+    assert A.macro_precision(yt, yp, labels=range(6)) == pytest.approx(0.5, rel=1e-15)
+    # with all classes present and every class predicted, recall is the balanced accuracy
+    from sklearn.metrics import balanced_accuracy_score
+
+    yt, yp = [0, 0, 1, 2, 2, 2], [0, 1, 1, 2, 0, 2]
+    assert A.macro_recall(yt, yp) == pytest.approx(balanced_accuracy_score(yt, yp), rel=1e-15)
+    assert ordmetrics.macro_precision is A.macro_precision
+    assert ordmetrics.macro_recall is A.macro_recall
+
+
+def test_macro_precision_and_recall_weights_and_nan_policy():
+    yt, yp = [0, 1, 2, 2], [0, 2, 2, 1]
+    w = [1.0, 2.0, 3.0, 0.0]
+    # the weight-0 row is absent: precision (1 + 0 + 3/5) / 3, recall (1 + 0 + 1) / 3
+    assert A.macro_precision(yt, yp, sample_weight=w) == pytest.approx(1.6 / 3, rel=1e-15)
+    assert A.macro_recall(yt, yp, sample_weight=w) == pytest.approx(2 / 3, rel=1e-15)
+    yt_nan = [0, 1, 2, 2, np.nan]
+    yp_nan = [0, 2, 2, 1, 1]
+    with pytest.raises(ValueError, match="nan_policy"):
+        A.macro_precision(yt_nan, yp_nan)
+    assert A.macro_recall(yt_nan, yp_nan, nan_policy="omit") == A.macro_recall(yt, yp)
+    assert math.isnan(A.macro_precision(yt_nan, yp_nan, nan_policy="propagate"))
+    with pytest.raises(ValueError, match="sample_weight"):
+        A.macro_recall(yt, yp, sample_weight=[1.0, -1.0, 1.0, 1.0])
 
 
 def test_macro_f1_leaves_out_classes_absent_from_both():
@@ -549,7 +614,9 @@ def test_option_errors():
         A.kappa(yt, yp, weights=[[0, np.nan, 1], [1, 0, 1], [1, 1, 0]])
     with pytest.raises(ValueError, match=r"weights must be non-negative.*-1.0 at \[2, 0\]"):
         A.kappa(yt, yp, weights=[[0, 1, 1], [1, 0, 1], [-1, 1, 0]])
-    with pytest.raises(TypeError, match=r"weights must be one of .* or a 3 x 3 matrix of numbers"):
+    with pytest.raises(
+        TypeError, match=r"weights must (be one of .* or a 3 x 3 matrix of numbers|hold numbers)"
+    ):
         A.kappa(yt, yp, weights=[["a", "b", "c"]] * 3)
     with pytest.raises(ValueError, match="costs must be one of 'absolute', 'squared', 'zero_one'"):
         A.expected_cost(yt, yp, costs="linear")
@@ -613,6 +680,8 @@ EXPECTED_SPECS = {
     "accuracy": ("maximize", (0.0, 1.0), 1.0),
     "within_k_accuracy": ("maximize", (0.0, 1.0), 1.0),
     "macro_f1": ("maximize", (0.0, 1.0), 1.0),
+    "macro_precision": ("maximize", (0.0, 1.0), 1.0),
+    "macro_recall": ("maximize", (0.0, 1.0), 1.0),
 }
 
 

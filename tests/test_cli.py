@@ -522,7 +522,7 @@ def test_report_command_writes_the_file(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == f"Report written to {out}"
     text = out.read_text()
     assert text.startswith("<!DOCTYPE html>") and "<title>Folds</title>" in text
-    assert text.count('<img src="data:image/png;base64,') == 5
+    assert text.count('<img src="data:image/png;base64,') == 6  # 2 + 3 + 1
 
 
 def test_report_without_matplotlib_exits_2(tmp_path, monkeypatch, capsys):
@@ -552,7 +552,7 @@ def test_demo_prints_both_models_and_writes_the_report(tmp_path, monkeypatch, ca
     report = tmp_path / "ordmetrics-demo-report.html"
     assert f"written to {report}" in out
     text = report.read_text()
-    assert text.count('<img src="data:image/png;base64,') == 5
+    assert text.count('<img src="data:image/png;base64,') == 10  # 2 + 2 x (3 + 1)
     assert "logit" in text  # the table of both models
 
 
@@ -627,3 +627,332 @@ def test_streamed_evaluation_gives_the_golden_output(fmt, name, suffix, tmp_path
 def test_stream_rejects_nothing_it_would_accept_in_memory(capsys):
     assert main([*GOLDEN_ARGS, "--stream", "--metrics", "rps,nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# Regressions: probability columns named after the labels, infinities in the outputs, row
+# sums, empty truth cells, options that did not combine, unclear messages
+# --------------------------------------------------------------------------------------------
+
+SEVERITY = "grade,p_severe,p_mild,p_moderate\n" + "\n".join(
+    [
+        "mild,0.1,0.7,0.2",
+        "moderate,0.2,0.1,0.7",
+        "severe,0.6,0.1,0.3",
+        "mild,0.1,0.6,0.3",
+        "moderate,0.3,0.2,0.5",
+    ]
+)
+SEVERITY_LABELS = ["mild", "moderate", "severe"]
+
+
+def _severity(tmp_path: Path) -> Path:
+    path = tmp_path / "severity.csv"
+    path.write_text(SEVERITY + "\n")
+    return path
+
+
+def _severity_arrays() -> tuple[list[str], np.ndarray]:
+    rows = [line.split(",") for line in SEVERITY.splitlines()[1:]]
+    y = [r[0] for r in rows]
+    # columns in the order of the labels: mild, moderate, severe
+    P = np.array([[float(r[2]), float(r[3]), float(r[1])] for r in rows])
+    return y, P
+
+
+def test_prefix_columns_named_after_labels_are_taken_in_label_order(tmp_path, capsys):
+    """Header p_severe,p_mild,p_moderate: the columns are put in the order of --labels."""
+    path = _severity(tmp_path)
+    args = ["evaluate", str(path), "--truth", "grade", "--proba-prefix", "p_"]
+    records = run_json(capsys, *args, "--labels", ",".join(SEVERITY_LABELS), "--metrics", "rps,qwk")
+    y, P = _severity_arrays()
+    want_rps = ordmetrics.rps(y, P, labels=SEVERITY_LABELS)
+    # by hand: the cumulative squared errors of the rows, over K - 1 = 2
+    forecast = np.cumsum(P, axis=1)[:, :-1]
+    observed = np.cumsum(np.eye(3)[[SEVERITY_LABELS.index(v) for v in y]], axis=1)[:, :-1]
+    by_hand = ((forecast - observed) ** 2).sum(axis=1).mean() / 2
+    assert want_rps == pytest.approx(by_hand, rel=1e-12)
+    got = {r["metric"]: r["estimate"] for r in records}
+    assert got["rps"] == pytest.approx(want_rps, rel=1e-12)
+    assert got["qwk"] == 1.0  # every argmax is the true class
+    # --stream reads the same columns in the same order
+    records = run_json(
+        capsys, *args, "--labels", ",".join(SEVERITY_LABELS), "--metrics", "rps", "--stream"
+    )
+    assert records[0]["estimate"] == pytest.approx(want_rps, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("proba", "labels", "pattern"),
+    [
+        (
+            ["--proba", "p_severe,p_mild,p_moderate"],
+            "mild,moderate,severe",
+            r"--proba lists the columns 'p_severe', 'p_mild', 'p_moderate', named after the "
+            r"classes in another order than --labels .*p_mild,p_moderate,p_severe",
+        ),
+        (
+            ["--proba-prefix", "p_"],
+            "mild,moderate,grave",
+            r"'p_mild', 'p_moderate' are named after classes of --labels .* but 'p_severe' "
+            r"are not",
+        ),
+    ],
+)
+def test_columns_naming_labels_in_another_order_exit_2(tmp_path, capsys, proba, labels, pattern):
+    path = _severity(tmp_path)
+    args = ["evaluate", str(path), "--truth", "grade", *proba, "--labels", labels]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert re.search(pattern, err), err
+
+
+def test_integer_suffixes_are_ordered_and_one_based_names_left_alone(tmp_path, capsys):
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.5, 0.3, 0.2]])
+    y = [0, 1, 2, 1]
+    want = ordmetrics.rps(y, P)
+    shuffled = tmp_path / "shuffled.csv"
+    lines = ["y,p2,p0,p1", *(f"{t},{r[2]},{r[0]},{r[1]}" for t, r in zip(y, P, strict=True))]
+    shuffled.write_text("\n".join(lines) + "\n")
+    one_based = tmp_path / "one_based.csv"
+    lines = ["y,p1,p2,p3", *(f"{t},{r[0]},{r[1]},{r[2]}" for t, r in zip(y, P, strict=True))]
+    one_based.write_text("\n".join(lines) + "\n")
+    for path in (shuffled, one_based):
+        args = ["evaluate", str(path), "--truth", "y", "--proba-prefix", "p", "--metrics", "rps"]
+        assert run_json(capsys, *args)[0]["estimate"] == pytest.approx(want, rel=1e-12)
+
+
+def test_json_and_csv_keep_infinity_apart_from_nan(tmp_path, capsys):
+    """log loss of a zero probability on the true class is +inf; c_index of one class NaN."""
+    path = tmp_path / "inf.csv"
+    path.write_text("y,p0,p1\n0,0.0,1.0\n0,0.3,0.7\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p0,p1"]
+    args += ["--metrics", "log_loss,c_index,rps", "--labels", "0,1"]
+    records = run_json(capsys, *args)
+    got = {r["metric"]: r["estimate"] for r in records}
+    assert got["log_loss"] == "inf"
+    assert got["c_index"] is None
+    assert got["rps"] == pytest.approx((1.0 + 0.7**2) / 2, rel=1e-12)
+    assert records[0]["low"] is None and records[0]["high"] is None
+    assert main([*args, "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "log_loss,inf,minimize,,"
+    assert lines[2] == "c_index,nan,maximize,,"
+
+
+def test_format_helpers_write_minus_infinity():
+    rec = {"metric": "m", "estimate": -math.inf, "direction": "maximize", "low": math.nan}
+    rec["high"] = math.inf
+    out = json.loads(ordmetrics.cli.format_json([rec], []))[0]
+    assert (out["estimate"], out["low"], out["high"]) == ("-inf", None, "inf")
+    assert ordmetrics.cli.format_csv([rec], []).splitlines()[1] == "m,-inf,maximize,nan,inf"
+
+
+def _rounded(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
+    """Probabilities rounded to 6 decimals: some rows sum to 1 +- a few 1e-6."""
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet(np.ones(5), size=400).round(6)
+    y = rng.integers(0, 5, size=400)
+    path = tmp_path / "rounded.csv"
+    lines = [
+        "y,p0,p1,p2,p3,p4",
+        *(f"{t}," + ",".join(f"{v:.6f}" for v in r) for t, r in zip(y, P, strict=True)),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    assert (np.abs(P.sum(axis=1) - 1) > 1e-6).any()
+    return path, y, P
+
+
+def test_rounded_file_fails_with_a_message_offering_the_options(tmp_path, capsys):
+    path, _, _ = _rounded(tmp_path)
+    assert main(["evaluate", str(path), "--truth", "y", "--proba-prefix", "p"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(
+        r"Pass --renormalize to rescale every row to sum 1, or --sum-tolerance TOL", err
+    )
+
+
+@pytest.mark.parametrize("option", [["--renormalize"], ["--sum-tolerance", "1e-5"]])
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_renormalize_and_sum_tolerance(tmp_path, capsys, option, stream):
+    path, y, P = _rounded(tmp_path)
+    args = ["evaluate", str(path), "--truth", "y", "--proba-prefix", "p", "--metrics", "rps,brier"]
+    records = run_json(capsys, *args, *option, *stream)
+    Q = P / P.sum(axis=1, keepdims=True)
+    assert records[0]["estimate"] == pytest.approx(ordmetrics.rps(y, Q), rel=1e-12)
+    assert records[1]["estimate"] == pytest.approx(ordmetrics.brier(y, Q), rel=1e-12)
+
+
+def test_sum_tolerance_rejects_rows_beyond_it(tmp_path, capsys):
+    path, _, _ = _rounded(tmp_path)
+    args = ["evaluate", str(path), "--truth", "y", "--proba-prefix", "p", "--sum-tolerance", "1e-7"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert re.search(
+        r"the probabilities of row \d+ sum to .* farther from 1 than --sum-tolerance 1e-07; "
+        r"pass --renormalize",
+        err,
+    ), err
+    assert main([*args[:-1], "2"]) == 2
+    assert "--sum-tolerance must be a number in [0, 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_empty_truth_cell_is_a_missing_value(tmp_path, capsys, stream):
+    path = tmp_path / "empty.csv"
+    path.write_text("y,p0,p1\na,0.6,0.4\n,0.5,0.5\nb,0.2,0.8\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p0,p1", "--labels", "a,b"]
+    args += ["--metrics", "rps", *stream]
+    want = ordmetrics.rps(["a", "b"], [[0.6, 0.4], [0.2, 0.8]], labels=["a", "b"])
+    assert run_json(capsys, *args, "--nan-policy", "omit")[0]["estimate"] == pytest.approx(
+        want, rel=1e-12
+    )
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"the truth column is missing in row 1\. Pass --nan-policy omit", err), err
+
+
+def test_stream_with_bootstrap_exits_2(capsys):
+    assert main([*GOLDEN_ARGS, "--stream", "--bootstrap", "10"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"--stream reads the file in batches and computes no bootstrap intervals", err)
+
+
+def test_list_unknown_kind_exits_2_listing_the_kinds(capsys):
+    assert main(["list", "--kind", "foo"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert re.search(
+        r"--kind must be one of scoring_rule, agreement, calibration, ranking; got 'foo'",
+        captured.err,
+    )
+
+
+def test_list_metrics_unknown_kind_raises():
+    with pytest.raises(ValueError, match=r"kind must be one of 'scoring_rule', .*got 'nope'"):
+        ordmetrics.list_metrics("nope")
+    assert ordmetrics.list_metrics("ranking")
+
+
+def test_boolean_truth_with_false_true_labels(tmp_path, capsys):
+    path = tmp_path / "bool.csv"
+    path.write_text("y,p_no,p_yes\nTrue,0.2,0.8\nFalse,0.7,0.3\nTrue,0.4,0.6\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p_no,p_yes", "--metrics", "rps"]
+    want = ordmetrics.rps([1, 0, 1], [[0.2, 0.8], [0.7, 0.3], [0.4, 0.6]])
+    got = run_json(capsys, *args, "--labels", "False,True")[0]["estimate"]
+    assert got == pytest.approx(want, rel=1e-12)
+    assert main([*args, "--labels", "no,yes"]) == 2
+    assert re.search(
+        r"truth column 'y' holds True/False, so --labels must be False,True",
+        capsys.readouterr().err,
+    )
+
+
+def test_unwritable_out_is_checked_before_the_work(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from ordmetrics import report
+
+    def never(*args, **kwargs):  # pragma: no cover - must not be reached
+        raise AssertionError("the report was computed before --out was checked")
+
+    monkeypatch.setattr(report, "write_report", never)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    target = locked / "r.html"
+    try:
+        if os.access(locked, os.W_OK):  # root writes anywhere: use a path under a file
+            target = DATA / "r.html"
+        args = ["report", str(DATA), *BASE, "--bootstrap", "1000", "--out", str(target)]
+        assert main(args) == 2
+    finally:
+        locked.chmod(0o700)
+    err = capsys.readouterr().err
+    assert re.search(r"cannot write the report to .*r\.html", err), err
+    assert not target.exists()
+
+
+def test_existing_out_is_left_as_it_is_by_the_check(tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("old")
+    assert ordmetrics.cli._check_out(str(out)) == out
+    assert out.read_text() == "old"
+    new = tmp_path / "new.html"
+    ordmetrics.cli._check_out(str(new))
+    assert not new.exists()
+
+
+def test_infinite_log_loss_bootstrap_gives_no_numpy_warning(tmp_path, capsys):
+    path = tmp_path / "inf.csv"
+    path.write_text("y,p0,p1\n0,0.0,1.0\n1,0.3,0.7\n0,0.6,0.4\n1,0.1,0.9\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p0,p1", "--metrics", "log_loss"]
+    records = run_json(capsys, *args, "--bootstrap", "50")
+    err = capsys.readouterr().err
+    assert "invalid value" not in err
+    assert records[0]["estimate"] == "inf"
+    assert records[0]["high"] == "inf"
+
+
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (["--seed", "-3"], r"--seed must be a non-negative integer; got -3\."),
+        (
+            ["--confidence", "2"],
+            r"--confidence must lie strictly between 0 and 1; got 2\. Pass a fraction, e\.g\. "
+            r"0\.95 for 95% intervals\.",
+        ),
+        (["--confidence", "90"], r"got 90\. Pass a fraction, e\.g\. 0\.9 for 90%\."),
+    ],
+)
+def test_messages_name_the_options(extra, pattern, capsys):
+    assert main([*GOLDEN_ARGS, *extra]) == 2
+    err = capsys.readouterr().err
+    assert re.search(pattern, err), err
+    assert "random_state" not in err and "n_resamples" not in err
+
+
+def test_core_argument_names_are_worded_as_options():
+    msg = ordmetrics.cli.error_message(
+        ValueError("n_resamples must be at most 10; random_state must be None; confidence_level")
+    )
+    assert msg == "--bootstrap must be at most 10; --seed must be None; --confidence"
+
+
+def test_two_megabyte_field_is_read(tmp_path, capsys):
+    """A field longer than pyarrow's 1 MiB block: the file is read in one block."""
+    path = tmp_path / "long.csv"
+    note = "x" * (2 << 20)
+    path.write_text(f"y,p0,p1,note\n0,0.6,0.4,{note}\n1,0.3,0.7,short\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p0,p1", "--metrics", "rps"]
+    got = run_json(capsys, *args)[0]["estimate"]
+    assert got == pytest.approx(ordmetrics.rps([0, 1], [[0.6, 0.4], [0.3, 0.7]]), rel=1e-12)
+
+
+def test_huge_bootstrap_is_rejected_before_reading(capsys, monkeypatch):
+    from ordmetrics import cli
+
+    def never(*args, **kwargs):  # pragma: no cover - must not be reached
+        raise AssertionError("the file was read before --bootstrap was checked")
+
+    monkeypatch.setattr(cli, "read_table", never)
+    assert main([*GOLDEN_ARGS, "--bootstrap", str(10**12)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"--bootstrap must be at most [\d,]+ resamples; got 1,000,000,000,000\.", err)
+
+
+def test_renormalize_leaves_missing_and_infinite_rows_to_the_metrics(tmp_path, capsys):
+    path = tmp_path / "odd.csv"
+    path.write_text("y,p0,p1\n0,0.5,0.6\n1,,0.5\n0,inf,0.1\n")
+    args = ["evaluate", str(path), "--truth", "y", "--proba", "p0,p1", "--metrics", "rps"]
+    assert main([*args, "--renormalize", "--nan-policy", "omit"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"(?i)\binf", err), err
+    path.write_text("y,p0,p1\n0,0.5,0.6\n1,,0.5\n0,0.0,0.0\n")
+    assert main([*args, "--renormalize", "--nan-policy", "omit"]) == 2
+    err = capsys.readouterr().err
+    assert "the probabilities of row 2 sum to 0, which cannot be rescaled to sum 1" in err
+    path.write_text("y,p0,p1\n0,0.5,0.6\n1,,0.5\n")
+    got = run_json(capsys, *args, "--renormalize", "--nan-policy", "omit")[0]["estimate"]
+    assert got == pytest.approx(ordmetrics.rps([0], [[0.5 / 1.1, 0.6 / 1.1]]), rel=1e-12)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import re
 import sys
 
 import numpy as np
@@ -171,7 +172,46 @@ def test_groups_equal_the_in_memory_groups_in_order_of_first_appearance(ddf):
     out = odask.evaluate(ddf, truth="grade", proba=PROBA, by="site", max_exact=10**6, **OPTIONS)
     ref = expected(ddf.compute(), by="site", **OPTIONS)
     assert_same(out, ref)
-    assert out["site"].isna().sum() == len(ordmetrics.DEFAULT_METRICS)  # one group of missing
+    assert not out["site"].isna().any()  # omit: the rows without a site are dropped
+    assert len(out) == 4 * len(ordmetrics.DEFAULT_METRICS)
+
+
+def _complete(pdf: pd.DataFrame) -> pd.DataFrame:
+    """The rows with a truth, probabilities and a weight (the site may be missing)."""
+    return pdf.dropna(subset=["grade", "w", *PROBA]).reset_index(drop=True)
+
+
+def test_missing_group_keys_follow_nan_policy(pdf):
+    frame = _complete(pdf)
+    ddf = dd.from_pandas(frame, npartitions=N_PARTITIONS)
+    metrics = ["rps", "qwk"]
+    args = {"truth": "grade", "proba": PROBA, "labels": LABELS, "sample_weight": "w"}
+    args |= {"metrics": metrics, "max_exact": 10**6}
+    # propagate: the rows without a site form one group, as in memory
+    out = odask.evaluate(ddf, by=["shift", "site"], nan_policy="propagate", **args)
+    ref = expected(
+        ddf.compute(), metrics=metrics, labels=LABELS, sample_weight="w", by=["shift", "site"],
+        nan_policy="propagate",
+    )  # fmt: skip
+    assert_same(out, ref)
+    assert out["site"].isna().sum() == 3 * len(metrics)  # one missing-site group per shift
+    assert np.isfinite(out["estimate"]).all()
+    # omit: they are dropped
+    out = odask.evaluate(ddf, by="site", nan_policy="omit", **args)
+    ref = expected(
+        ddf.compute().dropna(subset=["site"]), metrics=metrics, labels=LABELS, sample_weight="w",
+        by="site",
+    )  # fmt: skip
+    assert_same(out, ref)
+    # raise: an error naming the column, a partition and the first row in it (the partition
+    # whose task fails first, which the threaded scheduler does not fix)
+    with pytest.raises(ValueError, match=r"by column 'site' is missing \(NaN/None\)") as info:
+        odask.evaluate(ddf, by="site", **args)
+    got = re.search(r"in row (\d+) of partition (\d+) of the Dask frame", str(info.value))
+    assert got is not None and "nan_policy='omit'" in str(info.value)
+    row, part = int(got.group(1)), int(got.group(2))
+    site = ddf.get_partition(part).compute()["site"].isna().to_numpy()
+    assert row == int(np.flatnonzero(site)[0])
 
 
 def test_two_group_columns(ddf):
@@ -181,7 +221,7 @@ def test_two_group_columns(ddf):
         max_exact=10**6, **OPTIONS,
     )  # fmt: skip
     ref = expected(ddf.compute(), metrics=metrics, by=["shift", "site"], **OPTIONS)
-    assert len(ref) == 3 * 5 * len(metrics)
+    assert len(ref) == 3 * 4 * len(metrics)  # omit drops the rows without a site
     assert_same(out, ref)
 
 
@@ -234,6 +274,7 @@ def test_tasks_send_plain_state_dicts(pdf):
         "proba": PROBA,
         "weight": "w",
         "by": ["site"],
+        "nan_policy": "omit",
         "state": Evaluator(labels=LABELS, nan_policy="omit").state_dict(),
     }
     part = pdf.iloc[:3000]
@@ -327,7 +368,7 @@ def test_missing_values_under_raise_name_the_partition(ddf):
 
 
 def test_errors_in_a_group_name_the_group(pdf):
-    frame = pdf.dropna(subset=["grade", "w", *PROBA]).copy()
+    frame = pdf.dropna(subset=["grade", "w", "site", *PROBA]).copy()
     frame.loc[frame.index[frame["site"] == "east"][5], "w"] = -1.0
     ddf = dd.from_pandas(frame, npartitions=3)
     with pytest.raises(ValueError) as info:
@@ -365,3 +406,50 @@ def test_without_dask_the_error_says_what_to_install(monkeypatch, ddf):
     monkeypatch.setitem(sys.modules, "dask.dataframe", None)
     with pytest.raises(ImportError, match=r"pip install ordmetrics\[dask\]"):
         odask.evaluate(ddf, truth="grade", proba=PROBA, **OPTIONS)
+
+
+# --------------------------------------------------------------------------------------------
+# Columns named after the labels; the estimator column
+# --------------------------------------------------------------------------------------------
+
+
+def test_prefix_columns_named_after_labels_follow_the_labels(pdf):
+    frame = pdf.dropna(subset=["grade", "w", *PROBA]).reset_index(drop=True)
+    named = {c: f"p_{LABELS[j]}" for j, c in enumerate(PROBA)}
+    shuffled = ["grade", "w", *(named[PROBA[j]] for j in (3, 0, 4, 2, 1))]  # file order
+    frame = frame.rename(columns=named)[shuffled]
+    ddf = dd.from_pandas(frame, npartitions=N_PARTITIONS)
+    ordered = [named[c] for c in PROBA]
+    metrics = ["rps", "qwk", "ece"]
+    ref = ordmetrics.evaluate(
+        frame, truth="grade", proba=ordered, labels=LABELS, sample_weight="w", metrics=metrics
+    )
+    out = odask.evaluate(
+        ddf, truth="grade", proba="p_", labels=LABELS, sample_weight="w", metrics=metrics
+    )
+    assert_same(out, ref)
+    assert list(out["estimator"]) == ["multiclass", "multiclass", "top_label"]
+    # an ordered categorical truth names the classes too
+    cat = frame.assign(grade=pd.Categorical(frame["grade"], categories=LABELS, ordered=True))
+    out = odask.evaluate(
+        dd.from_pandas(cat, npartitions=3), truth="grade", proba="p_", sample_weight="w",
+        metrics=metrics,
+    )  # fmt: skip
+    np.testing.assert_allclose(out["estimate"], ref["estimate"], rtol=1e-12, atol=0)
+    # in file order, the columns would be other classes: a different number
+    in_file_order = frame[shuffled[2:]].to_numpy()
+    wrong = ordmetrics.rps(frame["grade"], in_file_order, labels=LABELS, sample_weight=frame["w"])
+    assert abs(wrong - ref["estimate"][0]) > 1e-3
+
+
+def test_estimator_column_for_two_classes():
+    rng = np.random.default_rng(5)
+    p1 = rng.random(500)
+    frame = pd.DataFrame({"y": (rng.random(500) < p1).astype(int), "p0": 1 - p1, "p1": p1})
+    metrics = ["rps", "macro_f1", "c_index", "cumulative_ece"]
+    out = odask.evaluate(
+        dd.from_pandas(frame, npartitions=3), truth="y", proba="p", metrics=metrics
+    )
+    ref = ordmetrics.evaluate(frame, truth="y", proba="p", metrics=metrics)
+    assert list(out["estimator"]) == ["binary", "macro", "binary", "cumulative"]
+    assert_same(out, ref)

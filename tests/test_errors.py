@@ -308,7 +308,7 @@ def test_two_dimensional_weights(rule):
 
 
 def test_non_numeric_weights(rule):
-    with pytest.raises(TypeError, match=r"sample_weight must be numbers"):
+    with pytest.raises(TypeError, match=r"sample_weight must (be|hold) numbers"):
         rule(Y, P, sample_weight=["a", "b", "c"])
 
 
@@ -408,3 +408,245 @@ def test_many_bad_rows_are_listed_briefly(rule, kind):
         rule(y, proba, **kwargs)
     assert_mentions(excinfo, r"\brows 0, 2, 4, 6, 8 and 6 more\b")
     assert "10," not in str(excinfo.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Labels and types (regressions: each was accepted and gave a number)
+# --------------------------------------------------------------------------------------------
+
+P3 = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.3, 0.4, 0.3]])
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [{0, 1, 2}, frozenset({0, 1, 2}), {0: "a", 1: "b", 2: "c"}, {0: 1, 1: 1, 2: 1}.keys()],
+    ids=["set", "frozenset", "dict", "dict_keys"],
+)
+def test_unordered_labels_are_a_type_error(rule, labels):
+    with pytest.raises(TypeError, match=r"labels must list the class labels in ordinal order"):
+        rule([0, 1, 2], P3, labels=labels)
+
+
+def test_set_labels_message_says_why():
+    with pytest.raises(TypeError, match=r"which has no order.*Pass a list, tuple or array"):
+        ordmetrics.rps(["a", "b", "c"], P3, labels={"a", "b", "c"})
+
+
+@pytest.mark.parametrize("base", [2**53, 2**62, -(2**62)])
+def test_integer_labels_beyond_2_53_are_matched_exactly(rule, base):
+    labels = [base, base + 1, base + 2]  # base + 1 is not a float64
+    y = [base + 0, base + 1, base + 2]
+    expected = rule([0, 1, 2], P3, reduction="none")
+    np.testing.assert_array_equal(rule(y, P3, labels=labels, reduction="none"), expected)
+    np.testing.assert_array_equal(
+        rule(np.array(y, dtype=np.int64), P3, labels=np.array(labels), reduction="none"),
+        expected,
+    )
+
+
+def test_uint64_labels_beyond_2_63_are_matched_exactly(rule):
+    labels = [2**63, 2**63 + 1, 2**64 - 1]
+    y = np.array(labels, dtype=np.uint64)
+    expected = rule([0, 1, 2], P3, reduction="none")
+    np.testing.assert_array_equal(rule(y, P3, labels=labels, reduction="none"), expected)
+    np.testing.assert_array_equal(
+        rule(y[::-1], P3[::-1], labels=labels, reduction="none"), expected[::-1]
+    )
+
+
+def test_uint64_class_index_beyond_int64_is_reported_with_its_value(rule):
+    y = np.array([0, 2**63, 1], dtype=np.uint64)
+    with pytest.raises(
+        ValueError, match=r"y_true must hold class indices 0\.\.2; got 9223372036854775808 in row 1"
+    ):
+        rule(y, P3)
+
+
+@pytest.mark.parametrize("big", [2**63, 2**70, -(2**70)])
+def test_python_int_beyond_int64_is_a_value_error_not_overflow(rule, big):
+    with pytest.raises(
+        ValueError, match=rf"y_true must hold class indices 0\.\.2; got {big} in row 1"
+    ):
+        rule([0, big, 1], P3)
+
+
+@pytest.mark.parametrize("labels", [[0, math.nan, math.nan], [0, math.nan, 2], [0, 1, None]])
+def test_missing_values_in_labels(rule, labels):
+    with pytest.raises(ValueError, match=r"labels must not hold missing values"):
+        rule([0, 0, 0], P3, labels=labels)
+
+
+@pytest.mark.parametrize("y", [[0, True, 2], [False, 1, 2], np.array([0, True, 2], dtype=object)])
+def test_booleans_mixed_with_integers_in_y_true(rule, y):
+    with pytest.raises(TypeError, match=r"y_true mixes booleans with other values"):
+        rule(y, P3)
+
+
+def test_booleans_mixed_with_integers_in_labels(rule):
+    with pytest.raises(TypeError, match=r"labels mixes booleans with other values"):
+        rule([0, 1, 2], P3, labels=[0, True, 2])
+
+
+def test_all_boolean_truth_needs_labels(rule):
+    P2 = np.array([[0.8, 0.2], [0.3, 0.7], [0.4, 0.6]])
+    with pytest.raises(TypeError, match=r"y_true is boolean.*labels=\[False, True\]"):
+        rule([False, True, True], P2)
+    assert rule([False, True, True], P2, labels=[False, True]) == rule([0, 1, 1], P2)
+    assert rule([False, None, True], P2[[0, 2, 2]], labels=[False, True], nan_policy="omit") == (
+        rule([0, 1], P2[[0, 2]])
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"y_proba": P3.astype(str)}, r"y_proba must hold numbers; got text"),
+        (
+            {"y_proba": [["0.7", 0.2, 0.1], [0.1, 0.3, 0.6], [0.3, 0.4, 0.3]]},
+            r"y_proba must hold numbers",
+        ),
+        ({"y_proba": P3 + 0j}, r"y_proba must be real numbers; got complex"),
+        ({"sample_weight": ["1", "2", "3"]}, r"sample_weight must hold numbers; got text"),
+        ({"sample_weight": np.ones(3) * (1 + 1j)}, r"sample_weight must be real numbers"),
+        (
+            {"sample_weight": np.array([1, 2, 3], dtype=object).astype(str)},
+            r"sample_weight must hold",
+        ),
+    ],
+)
+def test_text_and_complex_numbers_are_type_errors(rule, kwargs, match):
+    args = {"y_proba": P3, **kwargs}
+    with pytest.raises(TypeError, match=match):
+        rule([0, 1, 2], args.pop("y_proba"), **args)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: ordmetrics.expected_cost([0, 1, 2], [0, 1, 1], costs=c),
+        lambda c: ordmetrics.decide(P3, "min_cost", costs=c),
+        lambda c: ordmetrics.kappa([0, 1, 2], [0, 1, 1], weights=c),
+    ],
+    ids=["expected_cost", "decide", "kappa"],
+)
+def test_complex_and_text_cost_matrices(call):
+    with pytest.raises(TypeError, match=r"(costs|weights) must be real numbers; got complex"):
+        call(np.ones((3, 3)) * 1j)  # was silently 0.0
+    with pytest.raises(TypeError, match=r"(costs|weights) must hold numbers; got text"):
+        call(np.ones((3, 3)).astype(str))
+
+
+def test_masked_arrays_are_honoured_as_missing(rule):
+    y = np.array([0, 1, 2, 1])
+    P = np.vstack([P3, [0.2, 0.5, 0.3]])
+    expected = rule(y[[0, 2, 3]], P[[0, 2, 3]])
+    masked_p = np.ma.masked_array(P, mask=[[0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0]])
+    masked_y = np.ma.masked_array(y, mask=[0, 1, 0, 0])
+    masked_w = np.ma.masked_array(np.ones(4), mask=[0, 1, 0, 0])
+    with pytest.raises(ValueError, match=r"y_proba has NaN in row 1"):
+        rule(y, masked_p)
+    with pytest.raises(ValueError, match=r"y_true is missing in row 1"):
+        rule(masked_y, P)
+    with pytest.raises(ValueError, match=r"sample_weight is NaN in row 1"):
+        rule(y, P, sample_weight=masked_w)
+    for kwargs in ({"y_proba": masked_p}, {"y_true": masked_y}, {"sample_weight": masked_w}):
+        args = {"y_true": y, "y_proba": P, **kwargs}
+        got = rule(args.pop("y_true"), args.pop("y_proba"), nan_policy="omit", **args)
+        assert got == pytest.approx(expected, rel=1e-15)
+    # nothing masked: the data as they are
+    assert rule(np.ma.masked_array(y), np.ma.masked_array(P)) == rule(y, P)
+
+
+def test_masked_entries_are_missing_for_hard_labels_and_scores():
+    y = np.ma.masked_array([0, 1, 2, 1], mask=[0, 0, 1, 0])
+    assert ordmetrics.qwk(y, [0, 1, 0, 1], nan_policy="omit") == ordmetrics.qwk(
+        [0, 1, 1], [0, 1, 1]
+    )
+    s = np.ma.masked_array([0.1, 0.9, 0.5, 0.4], mask=[0, 0, 1, 0])
+    assert ordmetrics.c_index([0, 2, 0, 1], s, nan_policy="omit") == ordmetrics.c_index(
+        [0, 2, 1], [0.1, 0.9, 0.4]
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Flags: only True or False, checked in one place (check_flag)
+# --------------------------------------------------------------------------------------------
+
+Y3, YP3 = [0, 1, 2], [0, 1, 1]
+FLAG_CALLS = {
+    **{
+        f"{name}(renormalize)": (lambda f: lambda v: f(Y3, P3, renormalize=v))(
+            ordmetrics.get_metric(name).func
+        )
+        for name in SCORING_RULES
+    },
+    "rps(normalize)": lambda v: ordmetrics.rps(Y3, P3, normalize=v),
+    "cdf_l1(normalize)": lambda v: ordmetrics.cdf_l1(Y3, P3, normalize=v),
+    "pseudospherical(renormalize)": lambda v: ordmetrics.pseudospherical(
+        Y3, P3, alpha=3.0, renormalize=v
+    ),
+    "expected_cost(normalize)": lambda v: ordmetrics.expected_cost(Y3, YP3, normalize=v),
+    "rps_decomposition(normalize)": lambda v: ordmetrics.rps_decomposition(Y3, P3, normalize=v),
+    "rps_decomposition(renormalize)": lambda v: ordmetrics.rps_decomposition(Y3, P3, renormalize=v),
+    "brier_decomposition(renormalize)": lambda v: ordmetrics.brier_decomposition(
+        Y3, P3, renormalize=v
+    ),
+    "ece(renormalize)": lambda v: ordmetrics.ece(Y3, P3, renormalize=v),
+    "classwise_ece(renormalize)": lambda v: ordmetrics.classwise_ece(Y3, P3, renormalize=v),
+    "cumulative_ece(renormalize)": lambda v: ordmetrics.cumulative_ece(Y3, P3, renormalize=v),
+    "reliability(renormalize)": lambda v: ordmetrics.reliability(Y3, P3, renormalize=v),
+    "decide(renormalize)": lambda v: ordmetrics.decide(P3, renormalize=v),
+    "skill_score(renormalize)": lambda v: ordmetrics.skill_score("rps", Y3, P3, renormalize=v),
+    "skill_score(normalize)": lambda v: ordmetrics.skill_score("rps", Y3, P3, normalize=v),
+    "corp_decomposition(normalize)": lambda v: ordmetrics.corp_decomposition(Y3, P3, normalize=v),
+    "corp_decomposition(renormalize)": lambda v: ordmetrics.corp_decomposition(
+        Y3, P3, renormalize=v
+    ),
+    "corp_reliability(renormalize)": lambda v: ordmetrics.corp_reliability(Y3, P3, renormalize=v),
+    "evaluate_file(renormalize)": lambda v: ordmetrics.evaluate_file(
+        _flag_csv(), truth="y", proba="p", renormalize=v
+    ),
+}
+#: Public bool-default parameters that are not yes/no flags.
+NOT_FLAGS = {"evaluate_file(progress)"}  # True/False or a callable that receives the row count
+
+
+def _flag_csv() -> str:
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.gettempdir()) / f"ordmetrics-flags-{id(FLAG_CALLS)}.csv"
+    if not path.exists():
+        rows = "\n".join(f"{y},{p[0]},{p[1]},{p[2]}" for y, p in zip(Y3, P3.tolist(), strict=True))
+        path.write_text("y,p0,p1,p2\n" + rows + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("call", list(FLAG_CALLS.values()), ids=list(FLAG_CALLS))
+@pytest.mark.parametrize("value", [None, "no", "False", 0, 1, 1.0, [True]])
+def test_flags_must_be_true_or_false(call, value):
+    """``rps(normalize=None)`` gave the raw sum and ``renormalize="no"`` rescaled."""
+    with pytest.raises(TypeError, match=r"must be True or False; got .*Flags are not read by"):
+        call(value)
+
+
+@pytest.mark.parametrize("call", list(FLAG_CALLS.values()), ids=list(FLAG_CALLS))
+def test_flags_accept_python_and_numpy_booleans(call):
+    for value in (True, False, np.True_, np.False_):
+        call(value)
+
+
+def test_every_public_flag_is_covered():
+    """Every public function's bool-default parameter appears in FLAG_CALLS (or is listed)."""
+    import inspect
+
+    public = {n: getattr(ordmetrics, n) for n in ordmetrics.__all__}
+    flags = {
+        f"{n}({p.name})"
+        for n, f in public.items()
+        if inspect.isfunction(f)
+        for p in inspect.signature(f).parameters.values()
+        if isinstance(p.default, bool)
+    }
+    covered = set(FLAG_CALLS) | NOT_FLAGS
+    assert flags <= covered, sorted(flags - covered)

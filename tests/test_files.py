@@ -156,8 +156,11 @@ def test_groups(tmp_path):
     path = tmp_path / "groups.parquet"
     df.to_parquet(path, row_group_size=700)
     metrics = ["rps", "qwk", "ece"]
-    result = evaluate_file(path, truth="y", proba="p", by="site", metrics=metrics, batch_size=500)
-    ref = om.evaluate(df, truth="y", proba=PROBA, by="site", metrics=metrics)
+    keep = {"nan_policy": "propagate"}  # a missing site forms a group of its own
+    result = evaluate_file(
+        path, truth="y", proba="p", by="site", metrics=metrics, batch_size=500, **keep
+    )
+    ref = om.evaluate(df, truth="y", proba=PROBA, by="site", metrics=metrics, **keep)
     keys = [None if isinstance(k, float) else k for k in dict.fromkeys(ref["site"])]
     assert list(result) == keys
     for key, r in result.items():
@@ -166,7 +169,7 @@ def test_groups(tmp_path):
     df["fold"] = np.arange(len(df)) % 2
     path2 = tmp_path / "groups2.csv"
     df.to_csv(path2, index=False)
-    two = evaluate_file(path2, truth="y", proba="p", by=["site", "fold"], metrics=metrics)
+    two = evaluate_file(path2, truth="y", proba="p", by=["site", "fold"], metrics=metrics, **keep)
     assert ("b", 0) in two and (None, 0) in two and len(two) == 7  # missing sites: even rows
     rows = df[(df["site"] == "b") & (df["fold"] == 0)]
     check(two[("b", 0)], expected(rows, truth="y", metrics=metrics))
@@ -279,3 +282,91 @@ def test_pyarrow_is_named_when_missing(big, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
     with pytest.raises(ImportError, match=r"pip install ordmetrics\[parquet\]"):
         evaluate_file(paths["parquet"], truth="y", proba="p")
+
+
+# --------------------------------------------------------------------------------------------
+# Regressions: delimiter, label-named columns, row sums, long fields
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delimiter", ["", ";;", '"', 3])
+def test_bad_delimiter_is_rejected(tmp_path, delimiter):
+    path = tmp_path / "d.csv"
+    frame(20).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"delimiter must be one character, e\.g\. ';'"):
+        evaluate_file(path, truth="y", proba=PROBA, delimiter=delimiter)
+
+
+SEVERITY = ["mild", "moderate", "severe"]
+
+
+def _severity_file(tmp_path, suffix=".csv"):
+    rng = np.random.default_rng(4)
+    P = rng.dirichlet(np.ones(3), size=300)
+    y = np.array(SEVERITY)[rng.integers(0, 3, size=300)]
+    df = pd.DataFrame({"g": y, "p_severe": P[:, 2], "p_mild": P[:, 0], "p_moderate": P[:, 1]})
+    path = tmp_path / f"sev{suffix}"
+    df.to_parquet(path) if suffix == ".parquet" else df.to_csv(path, index=False)
+    return path, y, P
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_prefix_columns_named_after_labels_follow_the_labels(tmp_path, suffix):
+    path, y, P = _severity_file(tmp_path, suffix)
+    res = evaluate_file(path, truth="g", proba="p_", labels=SEVERITY, metrics=["rps", "qwk"])
+    assert res.values["rps"] == pytest.approx(om.rps(y, P, labels=SEVERITY), rel=1e-12)
+    pred = om.decide(P, labels=SEVERITY)
+    assert res.values["qwk"] == pytest.approx(om.qwk(y, pred, labels=SEVERITY), rel=1e-12)
+
+
+def test_list_naming_labels_in_another_order_is_an_error(tmp_path):
+    path, _, _ = _severity_file(tmp_path)
+    with pytest.raises(
+        ValueError, match=r"proba lists the columns .* in another order than labels"
+    ):
+        evaluate_file(path, truth="g", proba=["p_severe", "p_mild", "p_moderate"], labels=SEVERITY)
+    with pytest.raises(ValueError, match=r"'p_severe' are not, so which column holds which"):
+        evaluate_file(path, truth="g", proba="p_", labels=["mild", "moderate", "grave"])
+
+
+@pytest.mark.parametrize("option", [{"renormalize": True}, {"sum_tolerance": 1e-5}])
+def test_renormalize_and_sum_tolerance(tmp_path, option):
+    df = frame(5000, seed=2)
+    df[PROBA] = df[PROBA].round(6)
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    P = df[PROBA].to_numpy()
+    assert (np.abs(P.sum(axis=1) - 1) > 1e-6).any()
+    with pytest.raises(ValueError, match=r"must sum to 1"):
+        evaluate_file(path, truth="y", proba=PROBA, metrics=["rps"], batch_size=700)
+    res = evaluate_file(path, truth="y", proba=PROBA, metrics=["rps"], batch_size=700, **option)
+    Q = P / P.sum(axis=1, keepdims=True)
+    assert res.values["rps"] == pytest.approx(om.rps(df["y"], Q), rel=1e-12)
+    with pytest.raises(ValueError, match=r"farther from 1 than sum_tolerance 1e-09"):
+        evaluate_file(path, truth="y", proba=PROBA, sum_tolerance=1e-9)
+    with pytest.raises(ValueError, match=r"sum_tolerance must be None or a number in \[0, 1\)"):
+        evaluate_file(path, truth="y", proba=PROBA, sum_tolerance=-1)
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_field_longer_than_a_block_is_read(tmp_path, where):
+    """A 2 MiB field: larger blocks, the rows already read skipped, the same numbers."""
+    df = frame(30_000, seed=5)
+    df["note"] = "n"
+    df.loc[0 if where == "first" else len(df) - 1, "note"] = "x" * (2 << 20)
+    path = tmp_path / "long.csv"
+    df.to_csv(path, index=False)
+    res = evaluate_file(path, truth="y", proba=PROBA, metrics=["rps", "brier"], batch_size=4096)
+    want = expected(df, truth="y", metrics=["rps", "brier"])
+    for name, value in want.items():
+        assert res.values[name] == pytest.approx(value, rel=1e-12)
+
+
+def test_empty_truth_cell_is_missing(tmp_path):
+    path = tmp_path / "e.csv"
+    path.write_text("g,p0,p1\na,0.6,0.4\n,0.5,0.5\nb,0.2,0.8\n")
+    res = evaluate_file(path, truth="g", proba="p", labels=["a", "b"], nan_policy="omit")
+    want = om.rps(["a", "b"], [[0.6, 0.4], [0.2, 0.8]], labels=["a", "b"])
+    assert res.values["rps"] == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match=r"missing in row 1"):
+        evaluate_file(path, truth="g", proba="p", labels=["a", "b"])

@@ -89,7 +89,8 @@ def backend(request: pytest.FixtureRequest) -> str:
 def test_default_metrics_match_functional_api(backend: str) -> None:
     out = evaluate(_frame(backend), truth="y", proba=PROBA)
     assert _metric_names(out) == list(DEFAULT_METRICS)
-    rules = om.list_metrics("scoring_rule")
+    rules = ["rps", "sa_rps", "brier", "log_loss", "pbs", "pll"]
+    assert set(rules) <= set(om.list_metrics("scoring_rule"))
     assert list(DEFAULT_METRICS) == [*rules, "qwk", "expected_cost", "c_index", "ece"]
     expected = [_expected(name, Y, P) for name in DEFAULT_METRICS]
     np.testing.assert_array_equal(_estimates(out), expected)
@@ -236,7 +237,14 @@ def test_missing_group_key_is_its_own_group(backend: str) -> None:
     site = cols["site"].astype(object)
     site[::7] = None
     cols["site"] = site
-    out = evaluate(_frame(backend, cols), truth="y", proba=PROBA, by="site", metrics=["rps"])
+    out = evaluate(
+        _frame(backend, cols),
+        truth="y",
+        proba=PROBA,
+        by="site",
+        metrics=["rps"],
+        nan_policy="propagate",
+    )
     assert out.shape[0] == 4
     keys = out["site"].to_list()
     assert sum(k is None or (isinstance(k, float) and math.isnan(k)) for k in keys) == 1
@@ -321,9 +329,10 @@ def test_errors_in_a_group_carry_a_note() -> None:
 def test_output_frame_library_columns_and_dtypes() -> None:
     out = evaluate(_frame("pandas"), truth="y", proba=PROBA, by="site", metrics=["rps", "qwk"])
     assert isinstance(out, pd.DataFrame)
-    assert list(out.columns) == ["site", "metric", "estimate", "direction"]
+    assert list(out.columns) == ["site", "metric", "estimator", "estimate", "direction"]
     assert out["estimate"].dtype == np.float64
     assert pd.api.types.is_string_dtype(out["metric"])
+    assert pd.api.types.is_string_dtype(out["estimator"])
     assert pd.api.types.is_string_dtype(out["direction"])
     assert out.index.equals(pd.RangeIndex(6))
     assert set(out["direction"]) == {"minimize", "maximize"}
@@ -331,7 +340,12 @@ def test_output_frame_library_columns_and_dtypes() -> None:
     outp = evaluate(_frame("polars"), truth="y", proba=PROBA, metrics=["rps", "qwk"])
     assert isinstance(outp, pl.DataFrame)
     assert outp.schema == pl.Schema(
-        {"metric": pl.String, "estimate": pl.Float64, "direction": pl.String}
+        {
+            "metric": pl.String,
+            "estimator": pl.String,
+            "estimate": pl.Float64,
+            "direction": pl.String,
+        }
     )
 
 
@@ -345,8 +359,8 @@ def test_other_eager_frames_round_trip() -> None:
 
 def test_no_rows_with_groups_gives_an_empty_table() -> None:
     out = evaluate(_frame("polars").head(0), truth="y", proba=PROBA, by="site")
-    assert out.shape == (0, 4)
-    assert out.columns == ["site", "metric", "estimate", "direction"]
+    assert out.shape == (0, 5)
+    assert out.columns == ["site", "metric", "estimator", "estimate", "direction"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -595,3 +609,449 @@ def test_by_column_named_like_an_output_column_is_an_error() -> None:
 def test_data_must_be_an_eager_frame(data, match) -> None:
     with pytest.raises(TypeError, match=f"data must be a pandas or polars DataFrame.*{match}"):
         evaluate(data, truth="y", proba=PROBA)
+
+
+# --------------------------------------------------------------------------------------------
+# Regressions: integer column names, columns named after the labels
+# --------------------------------------------------------------------------------------------
+
+
+def test_integer_column_names() -> None:
+    rng = np.random.default_rng(11)
+    P = rng.dirichlet(np.ones(3), size=50)
+    y = rng.integers(0, 3, size=50)
+    site = np.array(["a", "b"])[rng.integers(0, 2, size=50)]
+    df = pd.DataFrame({0: y, 1: P[:, 0], 2: P[:, 1], 3: P[:, 2], 4: site})
+    out = evaluate(df, truth=0, proba=[1, 2, 3], metrics=["rps", "qwk"])
+    assert out["estimate"][0] == pytest.approx(om.rps(y, P), rel=1e-12)
+    assert out["estimate"][1] == pytest.approx(om.qwk(y, P.argmax(axis=1), labels=[0, 1, 2]))
+    grouped = evaluate(df, truth=0, proba=[1, 2, 3], metrics=["rps"], by=4)
+    assert list(grouped[4]) == (["a", "b"] if site[0] == "a" else ["b", "a"])
+    for key, value in zip(grouped[4], grouped["estimate"], strict=True):
+        rows = site == key
+        assert value == pytest.approx(om.rps(y[rows], P[rows]), rel=1e-12)
+
+
+SEVERITY = ["mild", "moderate", "severe"]
+
+
+def _severity(backend: str):
+    rng = np.random.default_rng(12)
+    P = rng.dirichlet(np.ones(3), size=60)
+    y = np.array(SEVERITY)[rng.integers(0, 3, size=60)]
+    cols = {"g": y, "p_severe": P[:, 2], "p_mild": P[:, 0], "p_moderate": P[:, 1]}
+    df = pd.DataFrame(cols) if backend == "pandas" else pl.DataFrame(cols)
+    return df, y, P
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prefix_columns_named_after_labels_follow_the_labels(backend: str) -> None:
+    df, y, P = _severity(backend)
+    out = evaluate(df, truth="g", proba="p_", labels=SEVERITY, metrics=["rps", "qwk"])
+    estimates = list(out["estimate"])
+    assert estimates[0] == pytest.approx(om.rps(y, P, labels=SEVERITY), rel=1e-12)
+    pred = om.decide(P, labels=SEVERITY)
+    assert estimates[1] == pytest.approx(om.qwk(y, pred, labels=SEVERITY), rel=1e-12)
+
+
+def test_ordered_categories_name_the_columns_too() -> None:
+    df, y, P = _severity("pandas")
+    df["g"] = pd.Categorical(df["g"], categories=SEVERITY, ordered=True)
+    out = evaluate(df, truth="g", proba="p_", metrics=["rps"])
+    assert out["estimate"][0] == pytest.approx(om.rps(y, P, labels=SEVERITY), rel=1e-12)
+
+
+def test_columns_naming_labels_in_another_order_are_an_error() -> None:
+    df, _, _ = _severity("pandas")
+    with pytest.raises(ValueError, match=r"proba lists the columns 'p_severe', 'p_mild', "):
+        evaluate(df, truth="g", proba=["p_severe", "p_mild", "p_moderate"], labels=SEVERITY)
+    with pytest.raises(ValueError, match=r"named after classes of labels .* 'p_severe' are not"):
+        evaluate(df, truth="g", proba="p_", labels=["mild", "moderate", "grave"])
+    # the columns in the order of the labels, as listed: accepted
+    out = evaluate(
+        df, truth="g", proba=["p_mild", "p_moderate", "p_severe"], labels=SEVERITY, metrics="rps"
+    )
+    assert out["estimate"][0] == pytest.approx(
+        evaluate(df, truth="g", proba="p_", labels=SEVERITY, metrics="rps")["estimate"][0]
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The estimator column (yardstick's .estimator)
+# --------------------------------------------------------------------------------------------
+
+#: Every registered metric that evaluate computes (all of them today), from the registry.
+FRAME_METRICS = [
+    n
+    for n in om.list_metrics()
+    if om.get_metric(n).kind in ("scoring_rule", "agreement", "ranking", "calibration")
+]
+
+
+def _two_class_columns(seed: int = 3) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=N)
+    p1 = np.clip(0.5 + 0.4 * (2 * y - 1) * rng.random(N), 0.01, 0.99)
+    return {"y": y, "p_0": 1 - p1, "p_1": p1, "site": COLS["site"]}
+
+
+@pytest.mark.parametrize("n_classes", [2, K])
+def test_estimator_column_of_every_registered_metric(n_classes: int) -> None:
+    from ordmetrics._registry import BINARY_ESTIMATORS, ESTIMATORS
+
+    assert set(FRAME_METRICS) == set(om.list_metrics())  # no registered metric is left out
+    cols = _two_class_columns() if n_classes == 2 else COLS
+    proba = [f"p_{k}" for k in range(n_classes)]
+    out = evaluate(pd.DataFrame(cols), truth="y", proba=proba, metrics=FRAME_METRICS, by="site")
+    assert list(out.columns) == ["site", "metric", "estimator", "estimate", "direction"]
+    n_groups = len(set(cols["site"]))
+    for name, estimator in zip(out["metric"], out["estimator"], strict=True):
+        spec = om.get_metric(name)
+        assert spec.estimator in ESTIMATORS
+        binary = n_classes == 2 and spec.estimator in BINARY_ESTIMATORS
+        assert estimator == ("binary" if binary else spec.estimator), name
+    assert len(out) == n_groups * len(FRAME_METRICS)
+    # one value per metric, whatever the group
+    assert out.groupby("metric")["estimator"].nunique().eq(1).all()
+
+
+def test_estimators_follow_yardstick_where_it_has_the_metric() -> None:
+    # yardstick: accuracy, kap, mn_log_loss, brier_class, ranked_prob_score, classification_cost
+    # are "multiclass" (K > 2) or "binary" (K = 2); f_meas, precision, recall default to
+    # "macro" for K > 2; mae (numeric) is "standard"
+    spec = om.get_metric
+    for name in ["accuracy", "kappa", "qwk", "log_loss", "brier", "rps", "expected_cost"]:
+        assert (spec(name).estimator_for(5), spec(name).estimator_for(2)) == (
+            "multiclass",
+            "binary",
+        )
+    for name in ["macro_f1", "macro_precision", "macro_recall", "classwise_ece", "amae"]:
+        assert spec(name).estimator_for(5) == spec(name).estimator_for(2) == "macro"
+    assert spec("mae").estimator == "standard"
+    assert spec("ece").estimator == "top_label"
+    assert spec("cumulative_ece").estimator == "cumulative"
+    assert (spec("c_index").estimator_for(4), spec("c_index").estimator_for(2)) == (
+        "ordinal",
+        "binary",
+    )
+    assert metric_set("rps", "macro_f1").estimators(2) == ("binary", "macro")
+
+
+def test_estimator_column_in_polars_and_pyarrow() -> None:
+    ref = evaluate(_frame("pandas"), truth="y", proba=PROBA, metrics=["rps", "ece"])
+    outp = evaluate(_frame("polars"), truth="y", proba=PROBA, metrics=["rps", "ece"])
+    table = pa.table({c: COLS[c] for c in ["y", *PROBA]})
+    outa = evaluate(table, truth="y", proba=PROBA, metrics=["rps", "ece"])
+    assert outp["estimator"].to_list() == ["multiclass", "top_label"]
+    assert outa.column_names == ["metric", "estimator", "estimate", "direction"]
+    assert outa.schema.field("estimator").type in (pa.string(), pa.large_string())
+    assert outa["estimator"].to_pylist() == list(ref["estimator"])
+
+
+def test_register_checks_the_estimator() -> None:
+    from ordmetrics._registry import register
+
+    with pytest.raises(ValueError, match="estimator of 'tmp_metric' must be one of multiclass"):
+        register(om.rps, name="tmp_metric", direction="minimize", range=(0, 1), kind="x",
+                 estimator="micro")  # fmt: skip
+    assert "tmp_metric" not in om.list_metrics()
+
+
+def test_by_column_named_estimator_is_an_error() -> None:
+    df = pd.DataFrame(COLS).rename(columns={"site": "estimator"})
+    with pytest.raises(ValueError, match="has the name of an output column"):
+        evaluate(df, truth="y", proba=PROBA, by="estimator")
+
+
+# --------------------------------------------------------------------------------------------
+# Several group columns; missing group keys
+# --------------------------------------------------------------------------------------------
+
+ALL_BACKENDS = ["pandas", "polars", "pyarrow"]
+
+
+def _native(backend: str, cols: dict[str, np.ndarray]):
+    if backend == "pandas":
+        return pd.DataFrame(cols)
+    if backend == "polars":
+        return pl.DataFrame(cols, strict=False, nan_to_null=False)
+    return pa.table(cols)
+
+
+def _rows(out) -> list[dict]:
+    if isinstance(out, pa.Table):
+        return out.to_pylist()
+    if isinstance(out, pl.DataFrame):
+        return out.to_dicts()
+    return out.to_dict("records")
+
+
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+METRICS_BY = ["rps", "log_loss", "qwk", ("kappa", {"weights": "linear"}), "c_index", "ece"]
+
+
+def _by_function_calls(cols, mask_of_rows) -> list[float]:
+    """Each metric of METRICS_BY called on the rows of ``mask_of_rows``."""
+    y, Pm, w = cols["y"][mask_of_rows], P[mask_of_rows], cols["w"][mask_of_rows]
+    out = []
+    for m in METRICS_BY:
+        name, options = (m, {}) if isinstance(m, str) else m
+        out.append(_expected(name, y, Pm, w=w, **options))
+    return out
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_several_by_columns_equal_per_group_function_calls(backend: str) -> None:
+    cols = dict(COLS)
+    cols["fold"] = (np.arange(N) * 7 % 3).astype(np.int64)
+    cols["shift"] = np.array(["day", "night"])[np.arange(N) % 2]
+    data = _native(backend, cols)
+    out = evaluate(
+        data, truth="y", proba=PROBA, metrics=METRICS_BY, by=["site", "fold", "shift"],
+        sample_weight="w",
+    )  # fmt: skip
+    rows = _rows(out)
+    assert list(rows[0])[:3] == ["site", "fold", "shift"]
+    keys = list(
+        zip(cols["site"].tolist(), cols["fold"].tolist(), cols["shift"].tolist(), strict=True)
+    )
+    order = list(dict.fromkeys(keys))  # first appearance
+    assert len(order) == 3 * 3 * 2
+    assert len(rows) == len(order) * len(METRICS_BY)
+    for g, key in enumerate(order):
+        mask = np.array([k == key for k in keys])
+        want = _by_function_calls(cols, mask)
+        got = rows[g * len(METRICS_BY) : (g + 1) * len(METRICS_BY)]
+        assert [(r["site"], r["fold"], r["shift"]) for r in got] == [key] * len(METRICS_BY)
+        np.testing.assert_allclose([r["estimate"] for r in got], want, rtol=1e-12, atol=0)
+
+
+def _cols_with_missing_keys() -> dict[str, np.ndarray]:
+    cols = dict(COLS)
+    site = cols["site"].astype(object)
+    site[[5, 50, 51, 130]] = None
+    fold = cols["fold"].astype(np.float64)
+    fold[[7, 51, 200]] = np.nan
+    cols["site"], cols["fold"] = site, fold
+    return cols
+
+
+def _missing_key_mask(cols) -> np.ndarray:
+    return np.array([_is_missing(s) for s in cols["site"]]) | np.isnan(cols["fold"])
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_missing_group_keys_raise_by_default(backend: str) -> None:
+    data = _native(backend, _cols_with_missing_keys())
+    with pytest.raises(
+        ValueError,
+        match=r"^by column 'site' is missing \(NaN/None\) in row 5 \(the first of 6 rows with a "
+        r"missing group key\); .* Pass nan_policy='omit' to drop those rows, or "
+        r"nan_policy='propagate'",
+    ):
+        evaluate(data, truth="y", proba=PROBA, metrics=["rps"], by=["site", "fold"])
+    with pytest.raises(ValueError, match=r"^by column 'fold' is missing \(NaN/None\) in row 7 "):
+        evaluate(data, truth="y", proba=PROBA, metrics=["rps"], by="fold")
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_missing_group_keys_omit_drops_those_rows(backend: str) -> None:
+    cols = _cols_with_missing_keys()
+    out = evaluate(
+        _native(backend, cols), truth="y", proba=PROBA, metrics=METRICS_BY, by=["site", "fold"],
+        sample_weight="w", nan_policy="omit",
+    )  # fmt: skip
+    rows = _rows(out)
+    assert not any(_is_missing(r["site"]) or _is_missing(r["fold"]) for r in rows)
+    kept = ~_missing_key_mask(cols)
+    keys = list(zip(cols["site"][kept].tolist(), cols["fold"][kept].tolist(), strict=True))
+    order = list(dict.fromkeys(keys))
+    assert len(rows) == len(order) * len(METRICS_BY)
+    for g, key in enumerate(order):
+        mask = kept & np.array(
+            [(s, f) == key for s, f in zip(cols["site"], cols["fold"], strict=True)]
+        )
+        got = [r["estimate"] for r in rows[g * len(METRICS_BY) : (g + 1) * len(METRICS_BY)]]
+        np.testing.assert_allclose(got, _by_function_calls(cols, mask), rtol=1e-12, atol=0)
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_missing_group_keys_propagate_keep_a_group(backend: str) -> None:
+    cols = _cols_with_missing_keys()
+    out = evaluate(
+        _native(backend, cols), truth="y", proba=PROBA, metrics=METRICS_BY, by=["site", "fold"],
+        sample_weight="w", nan_policy="propagate",
+    )  # fmt: skip
+    rows = _rows(out)
+    site = [None if _is_missing(s) else s for s in cols["site"]]
+    fold = [None if math.isnan(f) else f for f in cols["fold"]]
+    keys = list(zip(site, fold, strict=True))
+    order = list(dict.fromkeys(keys))  # a missing value of a column: one group
+    assert sum(k[0] is None for k in order) >= 2 and sum(k[1] is None for k in order) >= 2
+    assert len(rows) == len(order) * len(METRICS_BY)
+    for g, key in enumerate(order):
+        mask = np.array([k == key for k in keys])
+        block = rows[g * len(METRICS_BY) : (g + 1) * len(METRICS_BY)]
+        for r in block:
+            got_key = tuple(None if _is_missing(r[c]) else r[c] for c in ("site", "fold"))
+            assert got_key == key
+        got = [r["estimate"] for r in block]
+        np.testing.assert_allclose(got, _by_function_calls(cols, mask), rtol=1e-12, atol=0)
+
+
+def test_polars_nan_and_null_keys_form_one_group() -> None:
+    df = pl.DataFrame(COLS).with_columns(
+        fold=pl.when(pl.int_range(pl.len()) % 11 == 0)
+        .then(None)
+        .when(pl.int_range(pl.len()) % 13 == 0)
+        .then(float("nan"))
+        .otherwise(pl.col("fold").cast(pl.Float64))
+    )
+    out = evaluate(df, truth="y", proba=PROBA, metrics=["rps"], by="fold", nan_policy="propagate")
+    assert len(out) == 3  # 0.0, 1.0 and one group of the missing folds
+    idx = np.arange(N)
+    missing = (idx % 11 == 0) | (idx % 13 == 0)
+    est = out.filter(pl.col("fold").is_null() | pl.col("fold").is_nan())["estimate"]
+    assert est.len() == 1
+    assert est[0] == pytest.approx(om.rps(Y[missing], P[missing]), rel=1e-12)
+
+
+def test_every_group_key_missing_under_omit_gives_an_empty_table() -> None:
+    cols = dict(COLS)
+    cols["site"] = np.full(N, None, dtype=object)
+    out = evaluate(pd.DataFrame(cols), truth="y", proba=PROBA, by="site", nan_policy="omit")
+    assert out.shape == (0, 5)
+    assert list(out.columns) == ["site", "metric", "estimator", "estimate", "direction"]
+
+
+def test_group_key_rows_messages_and_masks() -> None:
+    from ordmetrics.frame import group_key_rows
+
+    miss = [np.zeros(4, bool), np.array([False, False, True, False])]
+    with pytest.raises(ValueError, match=r"by column 'b' is missing .* in row 12 of f\.csv "):
+        group_key_rows(["a", "b"], miss, "raise", " of f.csv", 10)
+    np.testing.assert_array_equal(group_key_rows(["a", "b"], miss, "omit"), [1, 1, 0, 1])
+    assert group_key_rows(["a", "b"], [np.zeros(4, bool)] * 2, "raise") is None
+    assert group_key_rows(["a", "b"], miss, "propagate") is None
+
+
+# --------------------------------------------------------------------------------------------
+# Other fronts: the CSV table of the base install, evaluate_file, the command line
+# --------------------------------------------------------------------------------------------
+
+
+def test_csv_metric_table_matches_columns_named_after_labels() -> None:
+    from ordmetrics._csv import ColumnTable, metric_table
+
+    df, y, Pm = _severity("pandas")
+    table = ColumnTable({c: np.asarray(df[c]) for c in df.columns})
+    for proba in ["p_", ["p_mild", "p_moderate", "p_severe"]]:
+        rec = metric_table(table, truth="g", proba=proba, labels=SEVERITY, metrics=["rps"])
+        assert rec[0]["estimate"] == pytest.approx(om.rps(y, Pm, labels=SEVERITY), rel=1e-12)
+    with pytest.raises(ValueError, match=r"proba lists the columns 'p_severe', 'p_mild', "):
+        metric_table(table, truth="g", proba=list(df.columns[1:]), labels=SEVERITY)
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
+def test_csv_metric_table_missing_group_keys_follow_nan_policy() -> None:
+    from ordmetrics._csv import ColumnTable, metric_table
+    from ordmetrics.report import metric_table as frame_table
+
+    cols = _cols_with_missing_keys()
+    cols = {c: cols[c] for c in ["y", "site", "fold", *PROBA]}
+    table = ColumnTable({c: np.asarray(v) for c, v in cols.items()})
+    df = pd.DataFrame(cols)
+    kw = {"truth": "y", "proba": PROBA, "metrics": ["rps", "qwk"], "by": ["site", "fold"]}
+    with pytest.raises(ValueError, match=r"by column 'site' is missing \(NaN/None\) in row 5 "):
+        metric_table(table, **kw)
+    for policy in ["omit", "propagate"]:
+        got = metric_table(table, nan_policy=policy, **kw)
+        want = frame_table(df, nan_policy=policy, **kw)
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g["metric"] == w["metric"]
+            assert g["estimate"] == pytest.approx(w["estimate"], rel=1e-12, nan_ok=True)
+            for c in ("site", "fold"):
+                assert g[c] == w[c] or (_is_missing(g[c]) and _is_missing(w[c]))
+    n_groups = {p: len(metric_table(table, nan_policy=p, **kw)) // 2 for p in ["omit", "propagate"]}
+    assert n_groups["propagate"] > n_groups["omit"]
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
+def test_evaluate_file_missing_group_keys_follow_nan_policy(tmp_path) -> None:
+    pytest.importorskip("pyarrow.parquet")
+    from ordmetrics.files import evaluate_file
+
+    cols = _cols_with_missing_keys()
+    cols = {c: cols[c] for c in ["y", "site", "fold", *PROBA]}
+    df = pd.DataFrame(cols)
+    path = tmp_path / "keys.parquet"
+    df.to_parquet(path)
+    kw = {"truth": "y", "proba": "p_", "metrics": ["rps", "qwk"], "by": ["site", "fold"]}
+    with pytest.raises(ValueError, match=r"by column 'site' is missing \(NaN/None\) in row 5 "):
+        evaluate_file(path, batch_size=64, **kw)
+    late = tmp_path / "late.parquet"  # the first missing key in the third batch: row 130
+    df.assign(site=df["site"].fillna("z").where(df.index != 130, None)).to_parquet(late)
+    with pytest.raises(ValueError, match=r"'site' is missing \(NaN/None\) in row 2 ") as info:
+        evaluate_file(late, batch_size=64, **{**kw, "by": "site"})
+    assert "(in rows 128..191 of late.parquet" in info.value.__notes__[0]
+    for policy in ["omit", "propagate"]:
+        got = evaluate_file(path, batch_size=64, nan_policy=policy, **kw)
+        ref = _rows(evaluate(df, nan_policy=policy, **{**kw, "proba": PROBA}))
+        keys = list(dict.fromkeys(
+            tuple(None if _is_missing(r[c]) else r[c] for c in ("site", "fold")) for r in ref
+        ))  # fmt: skip
+        assert list(got) == keys
+        for i, key in enumerate(keys):
+            for j, name in enumerate(["rps", "qwk"]):
+                want = ref[2 * i + j]["estimate"]
+                assert got[key].values[name] == pytest.approx(want, rel=1e-12, nan_ok=True)
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
+def test_cli_several_by_columns_and_a_missing_key(tmp_path, capsys) -> None:
+    import json
+
+    from ordmetrics.cli import main
+
+    cols = _cols_with_missing_keys()
+    cols = {c: cols[c] for c in ["y", "site", "fold", *PROBA]}
+    path = tmp_path / "keys.csv"
+    pd.DataFrame(cols).to_csv(path, index=False)
+    base = ["evaluate", str(path), "--truth", "y", "--proba-prefix", "p_", "--metrics", "rps"]
+    assert main([*base, "--by", "site,fold"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--by column 'site' is missing (NaN/None) in row 5" in err[0]
+    assert "--nan-policy omit" in err[0]
+    assert main([*base, "--by", "site,fold", "--nan-policy", "omit", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    want = _rows(evaluate(pd.DataFrame(cols), truth="y", proba=PROBA, metrics=["rps"],
+                          by=["site", "fold"], nan_policy="omit"))  # fmt: skip
+    assert [(r["site"], r["fold"]) for r in records] == [(w["site"], w["fold"]) for w in want]
+    np.testing.assert_allclose(
+        [r["estimate"] for r in records], [w["estimate"] for w in want], rtol=1e-12
+    )
+
+
+def test_list_command_and_metric_index_show_the_estimator(capsys) -> None:
+    from ordmetrics._index import metric_index
+    from ordmetrics.cli import main
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    assert header[:5] == ["metric", "kind", "direction", "estimator", "range"]
+    rows = {line.split()[0]: line.split() for line in lines[2:]}
+    assert list(rows) == om.list_metrics()
+    for name, row in rows.items():
+        assert row[3] == om.get_metric(name).estimator
+    index = metric_index()
+    for name in om.list_metrics():
+        assert f"| `{om.get_metric(name).estimator}` |" in next(
+            line for line in index.splitlines() if line.startswith(f"| `{name}` |")
+        )

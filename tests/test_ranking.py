@@ -496,7 +496,7 @@ def test_errors_for_scores_truth_and_weights(name):
         f([0, 1, 2], [1.0, 2.0, 3.0], sample_weight=[0, 0, 0])
     with pytest.raises(ValueError, match="sample_weight has 2 entries but there are 3 rows"):
         f([0, 1, 2], [1.0, 2.0, 3.0], sample_weight=[1, 1])
-    with pytest.raises(TypeError, match="sample_weight must be numbers"):
+    with pytest.raises(TypeError, match=r"sample_weight must (be|hold) numbers"):
         f([0, 1, 2], [1.0, 2.0, 3.0], sample_weight=["a", "b", "c"])
     with pytest.raises(ValueError, match="nan_policy must be one of 'raise', 'omit', 'propagate'"):
         f([0, 1], [1.0, 2.0], nan_policy="ignore")

@@ -10,16 +10,26 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics._registry import PROPERTY_NAMES, MetricSpec, register
+from ordmetrics._registry import K_PROPERTY_NAMES, PROPERTY_NAMES, MetricSpec, Variant, register
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RULES = ordmetrics.list_metrics("scoring_rule")
 
 
-def test_the_six_rules_are_registered_in_order():
-    assert RULES == ["rps", "sa_rps", "brier", "log_loss", "pbs", "pll"]
+def test_the_rules_are_registered_in_order():
+    assert RULES == [
+        "rps",
+        "sa_rps",
+        "brier",
+        "log_loss",
+        "pbs",
+        "pll",
+        "spherical",
+        "cdf_l1",
+    ]
     assert set(RULES) <= set(ordmetrics.list_metrics())
-    assert ordmetrics.list_metrics("no_such_kind") == []
+    with pytest.raises(ValueError, match=r"kind must be one of 'scoring_rule', .*'no_such_kind'"):
+        ordmetrics.list_metrics("no_such_kind")
 
 
 @pytest.mark.parametrize("name", RULES)
@@ -69,6 +79,60 @@ def test_pbs_range_bound_depends_on_k():
 
 def test_sa_rps_is_declared_improper():
     assert ordmetrics.get_metric("sa_rps").properties["proper"] is False
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_variants_and_properties_by_k_are_well_formed(name):
+    spec = ordmetrics.get_metric(name)
+    for k, props in spec.properties_by_k.items():
+        assert k >= 2 and set(props) <= set(K_PROPERTY_NAMES)
+    for label, v in spec.variants.items():
+        assert isinstance(v, Variant) and set(v.properties) == set(PROPERTY_NAMES)
+        assert v.note
+        for option, value in v.options.items():
+            assert f"{option}={value!r}" == label  # one option per variant, named by it
+        y, p = [0, 1], [[0.5, 0.5], [0.5, 0.5]]
+        assert np.all(np.isfinite(spec(y, p, reduction="none", **v.options)))
+    assert set(spec.properties_for(2)) == set(K_PROPERTY_NAMES)
+
+
+def test_penalized_rules_declare_their_variants():
+    for name in ("pbs", "pll"):
+        spec = ordmetrics.get_metric(name)
+        assert spec.properties["strictly_proper"] and spec.properties["superior"]
+        unp = spec.variants["ties='unpenalized'"]
+        assert not unp.properties["proper"] and not unp.properties["superior"]
+    assert set(ordmetrics.get_metric("pbs").variants) == {
+        "ties='unpenalized'",
+        "scale='algorithm2'",
+        "scale='authors_code'",
+    }
+    for name in ("brier", "log_loss"):
+        spec = ordmetrics.get_metric(name)
+        assert spec.properties_for(2)["superior_without_ties"] is True
+        assert spec.properties_for(3)["superior_without_ties"] is False
+        assert spec.properties_for(2)["superior"] is False  # the exact tie [1/2, 1/2]
+
+
+def test_register_rejects_bad_k_properties_and_variants():
+    with pytest.raises(ValueError, match="properties_by_k"):
+        register(
+            lambda: 0,
+            direction="minimize",
+            range=(0, 1),
+            kind="other",
+            name="z_tmp",
+            properties_by_k={2: {"nonsense": True}},
+        )
+    with pytest.raises(ValueError, match="must declare"):
+        register(
+            lambda: 0,
+            direction="minimize",
+            range=(0, 1),
+            kind="other",
+            name="z_tmp2",
+            variants={"a=1": Variant(options={"a": 1}, properties={"proper": True})},
+        )
 
 
 def test_unknown_metric_suggests_close_names():

@@ -22,7 +22,9 @@ def rule_func(name: str):
 # (a) The worked-values table of DEFINITIONS.md section 1
 # --------------------------------------------------------------------------------------------
 
-# p, y, rps, sa_rps, brier, pbs, pll, log_loss
+# p, y, rps, sa_rps, brier, pbs, pll, log_loss. PBS and PLL under the default tie rule
+# (ties="argmax"); every row gives the same values under ties="unpenalized" (row 0 is a tie
+# decided for class 0 = y, so neither rule penalizes it): see test_worked_rows_under_both_rules.
 WORKED = [
     ([0.5, 0.5, 0.0], 0, 0.125, 0.0625, 0.5, 0.5, 0.693147181, 0.693147181),
     ([0.5, 0.0, 0.5], 0, 0.25, 0.25, 0.5, 0.5, 0.693147181, 0.693147181),
@@ -66,6 +68,173 @@ def test_reference_loops_reproduce_worked_values(name):
     j = WORKED_COLUMNS.index(name)
     for row in WORKED:
         assert ref_score(name, row[0], row[1], 3) == pytest.approx(row[2 + j], abs=1e-9)
+
+
+@pytest.mark.parametrize("ties", ["argmax", "unpenalized"])
+@pytest.mark.parametrize("name", ["pbs", "pll"])
+def test_worked_rows_under_both_rules(name, ties):
+    j = WORKED_COLUMNS.index(name)
+    y = [row[1] for row in WORKED]
+    P = [row[0] for row in WORKED]
+    got = rule_func(name)(y, P, reduction="none", ties=ties)
+    np.testing.assert_allclose(got, [row[2 + j] for row in WORKED], atol=1e-9)
+    np.testing.assert_allclose(got, ref_scores(name, y, P, ties=ties), rtol=RTOL, atol=ATOL)
+
+
+# rows whose PBS/PLL differ between the tie rules: (p, y, pbs argmax, pbs unpenalized,
+# pll argmax, pll unpenalized), by hand: Brier of [1/2, 1/2, 0] for y = 1 is 1/4 + 1/4 = 1/2
+TIE_ROWS = [
+    ([0.5, 0.5, 0.0], 1, 0.5 + 2 / 3, 0.5, math.log(2) + math.log(3), math.log(2)),
+    (
+        [0.4, 0.4, 0.2],
+        1,
+        0.36 + 0.16 + 0.04 + 2 / 3,
+        0.56,
+        -math.log(0.4) + math.log(3),
+        -math.log(0.4),
+    ),
+    ([0.25, 0.25, 0.25, 0.25], 3, 0.75 + 0.75, 0.75, math.log(4) * 2, math.log(4)),
+    ([0.25, 0.25, 0.25, 0.25], 0, 0.75, 0.75, math.log(4), math.log(4)),
+]
+
+
+@pytest.mark.parametrize("row", TIE_ROWS)
+def test_tied_rows_under_both_rules(row):
+    p, y, pbs_a, pbs_u, pll_a, pll_u = row
+    assert ordmetrics.pbs([y], [p]) == pytest.approx(pbs_a, rel=1e-13)
+    assert ordmetrics.pbs([y], [p], ties="unpenalized") == pytest.approx(pbs_u, rel=1e-13)
+    assert ordmetrics.pll([y], [p]) == pytest.approx(pll_a, rel=1e-13)
+    assert ordmetrics.pll([y], [p], ties="unpenalized") == pytest.approx(pll_u, rel=1e-13)
+    wrong = ordmetrics.decide([p], "argmax")[0] != y
+    assert (pbs_a > pbs_u) == wrong
+
+
+# the new rules on the worked rows, computed independently with exact fractions (spherical
+# and pseudospherical: the square of the ratio in fractions, one square root at the end)
+def _spherical_exact(p, y, alpha):
+    from fractions import Fraction
+
+    q = [Fraction(v).limit_denominator(10**6) for v in p]
+    if alpha == 2:
+        return 1.0 - math.sqrt(q[y] ** 2 / sum(v * v for v in q))
+    ratio_alpha = q[y] ** 3 / sum(v**3 for v in q)  # alpha = 3: (p_y/||p||_3)^3
+    return 1.0 - float(ratio_alpha) ** (2 / 3)
+
+
+def _cdf_l1_exact(p, y):
+    from fractions import Fraction
+
+    q = [Fraction(v).limit_denominator(10**6) for v in p]
+    k = len(q)
+    total = sum(abs(sum(q[: j + 1]) - (1 if y <= j else 0)) for j in range(k - 1))
+    return total / (k - 1)
+
+
+@pytest.mark.parametrize("row", WORKED, ids=[f"row{i}" for i in range(len(WORKED))])
+def test_new_rules_on_worked_rows(row):
+    p, y = row[0], row[1]
+    assert ordmetrics.spherical([y], [p]) == pytest.approx(_spherical_exact(p, y, 2), rel=1e-13)
+    assert ordmetrics.pseudospherical([y], [p], alpha=3) == pytest.approx(
+        _spherical_exact(p, y, 3), rel=1e-12
+    )
+    exact = _cdf_l1_exact(p, y)
+    assert ordmetrics.cdf_l1([y], [p]) == pytest.approx(float(exact), rel=1e-13, abs=1e-15)
+    assert ordmetrics.cdf_l1([y], [p], normalize=False) == pytest.approx(2 * float(exact))
+    # the sa-RPS is the square of cdf_l1 (the worked sa-RPS column)
+    assert float(exact) ** 2 == pytest.approx(row[3], abs=1e-12)
+
+
+def test_spherical_known_values():
+    """Hand values: 1 - 1/sqrt(K) for the uniform forecast, 0 for the point mass on y, 1 when
+    p_y = 0; [0.6, 0.8] is not a probability, [0.36, 0.64] gives 1 - 0.36/sqrt(0.5392)."""
+    for k in (2, 3, 7):
+        u = np.full((1, k), 1 / k)
+        assert ordmetrics.spherical([0], u) == pytest.approx(1 - 1 / math.sqrt(k), rel=1e-14)
+    assert ordmetrics.spherical([1], [[0.0, 1.0, 0.0]]) == 0.0
+    assert ordmetrics.spherical([0], [[0.0, 1.0, 0.0]]) == 1.0
+    assert ordmetrics.pseudospherical([0], [[0.0, 0.3, 0.7]], alpha=1.5) == 1.0
+    assert ordmetrics.spherical([0], [[0.36, 0.64]]) == pytest.approx(
+        1 - 0.36 / math.sqrt(0.36**2 + 0.64**2), rel=1e-14
+    )
+    assert ordmetrics.pseudospherical([0], [[0.6, 0.4, 0.0]], alpha=3) == pytest.approx(
+        1 - 0.36 / 0.28 ** (2 / 3), rel=1e-14
+    )
+
+
+def test_pseudospherical_large_alpha_does_not_underflow():
+    """p_k^alpha underflows for alpha = 2000; the score must not (regression)."""
+    P = [[0.6, 0.4], [0.6, 0.4], [0.5, 0.5]]
+    got = ordmetrics.pseudospherical([0, 1, 1], P, alpha=2000.0, reduction="none")
+    # y = 0: ||p||_alpha = 0.6 (1 + (2/3)^2000)^(1/2000) = 0.6 to double precision: score 0;
+    # y = 1: (0.4 / 0.6)^1999 ~ 1e-352 underflows to 0: score 1; the tie: 1 - 2^(-1999/2000)
+    np.testing.assert_allclose(got, [0.0, 1.0, 1 - 2 ** (-1999 / 2000)], rtol=1e-12, atol=1e-15)
+
+
+def test_pseudospherical_alpha_is_checked():
+    for bad in (1, 1.0, 0.5, -2, math.inf, math.nan):
+        with pytest.raises(ValueError, match="alpha must be a finite number greater than 1"):
+            ordmetrics.pseudospherical([0], [[1.0, 0.0]], alpha=bad)
+    for bad in ("2", None, True, [2]):
+        with pytest.raises(TypeError, match="alpha must be a real number greater than 1"):
+            ordmetrics.pseudospherical([0], [[1.0, 0.0]], alpha=bad)
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 3.0, 10.0])
+@pytest.mark.parametrize("k", [2, 3, 9])
+def test_pseudospherical_random_against_loops(alpha, k, rng):
+    y, P = finite_case(rng, 1100, k)  # beyond one kernel block (1024 rows)
+    w = rng.uniform(0.1, 3.0, size=y.size)
+    got = ordmetrics.pseudospherical(y, P, alpha=alpha, reduction="none")
+    want = ref_scores("pseudospherical", y, P, alpha=alpha)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    assert ordmetrics.pseudospherical(y, P, alpha=alpha, sample_weight=w) == pytest.approx(
+        ref_mean("pseudospherical", y, P, w, alpha=alpha), rel=1e-12
+    )
+    if alpha == 2.0:
+        np.testing.assert_allclose(got, ordmetrics.spherical(y, P, reduction="none"), rtol=0)
+
+
+@pytest.mark.parametrize("k", [2, 3, 9])
+def test_cdf_l1_random_against_loops(k, rng):
+    y, P = finite_case(rng, 1100, k)
+    for normalize in (True, False):
+        got = ordmetrics.cdf_l1(y, P, reduction="none", normalize=normalize)
+        want = ref_scores("cdf_l1", y, P, normalize=normalize)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    # the expected absolute class error sum_k p_k |k - y|
+    np.testing.assert_allclose(
+        ordmetrics.cdf_l1(y, P, reduction="none", normalize=False),
+        (P * np.abs(np.arange(k)[None, :] - y[:, None])).sum(axis=1),
+        rtol=1e-12,
+        atol=1e-14,
+    )
+    np.testing.assert_allclose(
+        ordmetrics.cdf_l1(y, P, reduction="none") ** 2,
+        ordmetrics.sa_rps(y, P, reduction="none"),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+@pytest.mark.parametrize("ties", ["argmax", "unpenalized"])
+@pytest.mark.parametrize("name", ["pbs", "pll"])
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_penalized_rules_with_ties_against_loops(name, ties, k, rng):
+    y, P = finite_case(rng, 1100, k)
+    P[:200] = np.round(P[:200] * 4) / 4  # many ties (rows re-normalised below)
+    P[:200] /= P[:200].sum(axis=1, keepdims=True)
+    P[:200][P[:200].sum(axis=1) == 0] = 1 / k
+    y[:100] = np.argmax(P[:100], axis=1)
+    P = P[np.isfinite(P).all(axis=1) & (P[np.arange(len(y)), y] > 0)]
+    y = y[: len(P)]
+    keep = P[np.arange(len(y)), y] > 0
+    P, y = P[keep], y[keep]
+    got = rule_func(name)(y, P, reduction="none", ties=ties)
+    np.testing.assert_allclose(got, ref_scores(name, y, P, ties=ties), rtol=1e-12, atol=1e-14)
+    penalized = got - rule_func("brier" if name == "pbs" else "log_loss")(y, P, reduction="none")
+    if ties == "argmax":
+        wrong = ordmetrics.decide(P, "argmax") != y
+        np.testing.assert_allclose(penalized > 1e-9, wrong)
 
 
 # --------------------------------------------------------------------------------------------
@@ -441,7 +610,13 @@ def vectorised_scores(name: str, y: np.ndarray, P: np.ndarray) -> np.ndarray:
     onehot = np.eye(k)[y]
     brier = ((P - onehot) ** 2).sum(axis=1)
     py = P[rows, y]
-    m = (P > py[:, None]).any(axis=1)
+    m = np.argmax(P, axis=1) != y
+    if name == "cdf_l1":
+        F = np.cumsum(P, axis=1)[:, :-1]
+        H = (y[:, None] <= np.arange(k - 1)[None, :]).astype(np.float64)
+        return np.abs(F - H).sum(axis=1) / (k - 1)
+    if name == "spherical":
+        return 1.0 - py / np.sqrt((P * P).sum(axis=1))
     if name == "brier":
         return brier
     if name == "pbs":

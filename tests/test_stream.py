@@ -497,7 +497,7 @@ def test_undefined_metrics_warn_like_the_functions():
 # --------------------------------------------------------------------------------------------
 
 
-def test_merge_returns_a_new_evaluator_and_sums():
+def test_sum_and_plus_return_a_new_evaluator_and_leave_the_operands():
     y, P, w = data(n=300)
     parts = [fed(y[s], P[s], w[s]) for s in chunks(300, 100)]
     before = [p.state_dict()["n_rows"] for p in parts]
@@ -505,11 +505,45 @@ def test_merge_returns_a_new_evaluator_and_sums():
     assert isinstance(total, Evaluator) and total.n_rows == 300
     assert [p.n_rows for p in parts] == before  # operands unchanged
     assert_matches(total.compute(), dict(fed(y, P, w).compute().values))
+    ab = parts[0] + parts[1]
+    assert ab is not parts[0] and ab is not parts[1]
+    assert [p.n_rows for p in parts] == before
     assert Evaluator().merge(Evaluator()).n_classes is None
     with pytest.raises(TypeError, match="can only merge an Evaluator"):
         parts[0].merge("state")
     with pytest.raises(TypeError):
         parts[0] + 1
+
+
+def test_merge_updates_in_place_and_returns_self():
+    """a.merge(b) adds b's rows to a (torchmetrics' merge_state convention): the natural call
+    that ignores the return value must not silently discard b."""
+    y, P, w = data(n=300)
+    a = fed(y[:100], P[:100], w[:100])
+    b = fed(y[100:], P[100:], w[100:])
+    b_state = b.state_dict()
+    out = a.merge(b)
+    assert out is a
+    assert a.n_rows == 300
+    assert_matches(a.compute(), dict(fed(y, P, w).compute().values))
+    assert b.n_rows == 200 and b.state_dict()["scoring"] == b_state["scoring"]  # b unchanged
+    # chaining, and a merge into an empty evaluator
+    parts = [fed(y[s], P[s], w[s]) for s in chunks(300, 100)]
+    empty = Evaluator(METRICS)
+    assert empty.merge(parts[0]).merge(parts[1]).merge(parts[2]) is empty
+    assert_matches(empty.compute(), dict(fed(y, P, w).compute().values))
+
+
+def test_a_failed_merge_leaves_the_evaluator_unchanged():
+    y, P, _ = data(n=20)
+    a = Evaluator(["rps", "qwk"])
+    a.update(y, P)
+    state = a.state_dict()
+    b = Evaluator(["rps", "qwk"])
+    b.update([0, 1], [[0.5, 0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="K = 5 classes here but K = 2"):
+        a.merge(b)
+    assert a.n_rows == 20 and a.state_dict()["scoring"] == state["scoring"]
 
 
 def test_mismatched_merges_are_refused():
@@ -579,11 +613,11 @@ def test_bad_states_are_refused():
         Evaluator.from_state_dict({"scoring": {}})
     with pytest.raises(ValueError, match="configured differently: the metrics differ"):
         Evaluator(["rps"]).load_state_dict(state)
-    with pytest.raises(ValueError, match="incomplete or damaged"):
+    with pytest.raises(ValueError, match=r"field 'ranking\.mode' is missing"):
         Evaluator(["rps", "c_index"]).load_state_dict({**state, "confusion": {}, "ranking": {}})
     damaged = {**state, "ranking": {**state["ranking"], "counts": np.zeros((3, 3))}}
     target = Evaluator(["rps", "c_index"])
-    with pytest.raises(ValueError, match="incomplete or damaged"):
+    with pytest.raises(ValueError, match=r"field 'ranking.counts' must have shape \(30, 5\)"):
         target.load_state_dict(damaged)
     assert target.n_rows == 0  # unchanged by the failed load
     with pytest.raises(ValueError, match="its labels"):
@@ -613,3 +647,187 @@ def test_repr_and_properties():
     assert ev.metrics.names == ("rps", "qwk") and ev.labels is None
     ev.update([0, 1], [[0.5, 0.5], [0.2, 0.8]])
     assert repr(ev) == "Evaluator(rps, qwk; K = 2, 2 rows)"
+
+
+# --------------------------------------------------------------------------------------------
+# Every field of a state is validated
+# --------------------------------------------------------------------------------------------
+
+_FULL = ["rps", "log_loss", "qwk", "ece", "cumulative_ece", "c_index"]
+
+
+def _full_state(n: int = 40, **kw):
+    y, P, _ = data(n=n)
+    ev = Evaluator(_FULL, **kw)
+    ev.update(y, P)
+    return ev.state_dict()
+
+
+def _edit(state, path, value):
+    """A deep copy of ``state`` with the field at ``path`` (keys joined by '.') replaced, or
+    deleted when ``value`` is _DELETE."""
+    out = pickle.loads(pickle.dumps(state))
+    *head, last = path.split(".")
+    node = out
+    for key in head:
+        node = node[key]
+    if value is _DELETE:
+        del node[last]
+    else:
+        node[last] = value(node[last]) if callable(value) else value
+    return out
+
+
+_DELETE = object()
+
+
+def _neg(a):
+    a = np.array(a, dtype=float)
+    a.flat[0] = -1.0
+    return a
+
+
+def _nan(a):
+    a = np.array(a, dtype=float)
+    a.flat[0] = np.nan
+    return a
+
+
+def _inf(a):
+    a = np.array(a, dtype=float)
+    a.flat[0] = np.inf
+    return a
+
+
+_BAD_FIELDS = [
+    # (field, new value, message)
+    ("n_classes", _DELETE, "field 'n_classes' is missing"),
+    ("n_rows", _DELETE, "field 'n_rows' is missing"),
+    ("total_weight", _DELETE, "field 'total_weight' is missing"),
+    ("propagated", _DELETE, "field 'propagated' is missing"),
+    ("scoring", _DELETE, "field 'scoring' is missing"),
+    ("scoring.rps", _DELETE, "field 'scoring.rps' is missing"),
+    ("confusion.argmax", _DELETE, "field 'confusion.argmax' is missing"),
+    ("calibration.ece.sum_event", _DELETE, "field 'calibration.ece.sum_event' is missing"),
+    ("ranking.values", _DELETE, "field 'ranking.values' is missing"),
+    ("n_classes", 1, "field 'n_classes' must be an integer >= 2"),
+    ("n_classes", 5.0, "field 'n_classes' must be an integer >= 2"),
+    ("n_classes", True, "field 'n_classes' must be an integer >= 2"),
+    ("n_rows", -3, "field 'n_rows' must be an integer >= 0"),
+    ("n_rows", 40.5, "field 'n_rows' must be an integer >= 0"),
+    ("n_missing", -1, "field 'n_missing' must be an integer >= 0"),
+    ("total_weight", math.inf, "field 'total_weight' must be a finite number >= 0; got inf"),
+    ("total_weight", math.nan, "field 'total_weight' must be a finite number >= 0; got nan"),
+    ("total_weight", -1.0, "field 'total_weight' must be a finite number >= 0"),
+    ("total_weight", "40", "field 'total_weight' must be a number"),
+    ("total_weight", 41.0, "field 'confusion.argmax' must add up to total_weight"),
+    ("propagated", "no", "field 'propagated' must be True or False"),
+    ("propagated", 0, "field 'propagated' must be True or False"),
+    ("propagated", True, "field 'propagated' is True, but only an evaluator"),
+    ("labels", [0, 1], "field 'labels' must have n_classes = 5 entries"),
+    ("labels", "abcde", "field 'labels' must be a list or None"),
+    ("scoring.rps", math.nan, "field 'scoring.rps' must be a finite number >= 0"),
+    ("scoring.rps", math.inf, "field 'scoring.rps' must be a finite number >= 0"),
+    ("scoring.rps", -0.5, "field 'scoring.rps' must be a finite number >= 0"),
+    ("scoring.log_loss", math.nan, r"field 'scoring.log_loss' must be a number >= 0 \(or inf\)"),
+    ("scoring.extra", 1.0, "field 'scoring' has entries \\['extra'\\]"),
+    ("confusion.argmax", _neg, "field 'confusion.argmax' must hold numbers >= 0"),
+    ("confusion.argmax", _nan, "field 'confusion.argmax' must hold finite numbers only"),
+    ("confusion.argmax", _inf, "field 'confusion.argmax' must hold finite numbers only"),
+    ("confusion.argmax", np.zeros((4, 4)), r"'confusion.argmax' must have shape \(5, 5\)"),
+    ("confusion.argmax", lambda a: a.astype(complex), "must be an array of real numbers"),
+    ("confusion.argmax", lambda a: a.astype(str), "must be an array of real numbers"),
+    ("confusion.argmax", lambda a: a * 2, "field 'confusion.argmax' must add up to total_weight"),
+    ("calibration.ece.weight", _nan, "field 'calibration.ece.weight' must hold finite"),
+    ("calibration.ece.weight", lambda a: a * 2, "'calibration.ece.weight' must add up to"),
+    ("calibration.ece.sum_event", lambda a: a + 100.0, "exceeds the weight of its bin"),
+    ("calibration.ece.sum_forecast", _neg, "field 'calibration.ece.sum_forecast' must hold"),
+    ("calibration.cumulative_ece.weight", np.zeros((4, 3)), "must have shape \\(4, 15\\)"),
+    ("ranking.mode", "sorted", "field 'ranking.mode' must be 'exact' or 'grid'"),
+    ("ranking.values", lambda a: a[::-1], "field 'ranking.values' must be sorted in increasing"),
+    ("ranking.values", lambda a: np.r_[a[:1], a[:-1]], "must be sorted in increasing order"),
+    ("ranking.values", _nan, "field 'ranking.values' must hold finite numbers only"),
+    ("ranking.values", _neg, "field 'ranking.values' must hold numbers >= 0"),
+    ("ranking.values", lambda a: a + 10.0, r"must lie in \[0, K - 1\] = \[0, 4\]"),
+    ("ranking.values", lambda a: a[:, None], "field 'ranking.values' must be 1-dimensional"),
+    ("ranking.counts", _inf, "field 'ranking.counts' must hold finite numbers only"),
+    ("ranking.counts", lambda a: a[:-1], "field 'ranking.counts' must have shape"),
+    ("ranking.counts", lambda a: a * 3, "field 'ranking.counts' must add up to total_weight"),
+]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"), _BAD_FIELDS, ids=[f[0] for f in _BAD_FIELDS]
+)
+def test_every_damaged_field_is_refused_by_name(field, value, message):
+    state = _full_state()
+    target = Evaluator(_FULL)
+    with pytest.raises(ValueError, match=message):
+        target.load_state_dict(_edit(state, field, value))
+    assert target.n_rows == 0 and target.n_classes is None  # unchanged by the failed load
+    with pytest.raises(ValueError, match=message):
+        Evaluator.from_state_dict(_edit(state, field, value))
+
+
+def test_a_valid_state_still_loads_with_numpy_scalars_and_lists():
+    state = _full_state()
+    state["n_rows"] = np.int64(state["n_rows"])
+    state["total_weight"] = np.float64(state["total_weight"])
+    state["propagated"] = np.bool_(False)
+    state["confusion"]["argmax"] = state["confusion"]["argmax"].tolist()
+    ev = Evaluator.from_state_dict(state)
+    y, P, _ = data(n=40)
+    ref = Evaluator(_FULL)
+    ref.update(y, P)
+    assert_matches(ev.compute(), dict(ref.compute().values))
+
+
+def test_a_state_in_grid_mode_is_validated():
+    y, P, _ = data(n=300)
+    ev = Evaluator(["c_index"], max_exact=10, n_grid=64)
+    ev.update(y, P)
+    state = ev.state_dict()
+    assert state["ranking"]["mode"] == "grid"
+    Evaluator.from_state_dict(state)  # valid
+    with pytest.raises(ValueError, match=r"field 'ranking\.values' must be empty in mode 'grid'"):
+        Evaluator.from_state_dict(_edit(state, "ranking.values", np.array([0.5])))
+    with pytest.raises(ValueError, match=r"field 'ranking\.counts' must add up to total_weight"):
+        Evaluator.from_state_dict(_edit(state, "ranking.counts", lambda a: a + 1.0))
+    exact = _edit(state, "ranking.mode", "exact")
+    with pytest.raises(ValueError, match=r"field 'ranking\.counts' must have shape"):
+        Evaluator.from_state_dict(exact)
+
+
+def test_an_empty_state_loads_and_a_rowless_state_with_weight_is_refused():
+    state = Evaluator(_FULL).state_dict()
+    assert Evaluator.from_state_dict(state).n_classes is None
+    with pytest.raises(ValueError, match="field 'n_classes' is None"):
+        Evaluator.from_state_dict({**state, "n_rows": 3})
+    with pytest.raises(ValueError, match="field 'total_weight' must be 0 when n_rows is 0"):
+        Evaluator.from_state_dict({**state, "total_weight": 2.0})
+
+
+def test_n_grid_and_max_exact_have_a_documented_maximum():
+    from ordmetrics.stream import MAX_TABLE
+
+    with pytest.raises(ValueError, match=r"n_grid must be at most 16777216 \(2\^24, MAX_TABLE\)"):
+        Evaluator(n_grid=2**40)
+    with pytest.raises(ValueError, match="max_exact must be at most 16777216"):
+        Evaluator(max_exact=2**40)
+    with pytest.raises(TypeError, match="n_grid must be an integer"):
+        Evaluator(n_grid=2.0**10)
+    assert Evaluator(n_grid=MAX_TABLE).state_dict()["config"]["n_grid"] == MAX_TABLE
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e200, 1e-300])
+def test_weighted_states_at_any_scale_pass_the_validation(scale):
+    rng = np.random.default_rng(0)
+    y, P = rng.integers(0, 4, 500), rng.dirichlet(np.ones(4), 500)
+    w = rng.uniform(0.0, 2.0, 500) * scale
+    ev = Evaluator(_FULL, max_exact=100, n_grid=64)  # the ranking table on the grid
+    ev.update(y[:250], P[:250], w[:250])
+    ev.update(y[250:], P[250:], w[250:])
+    state = ev.state_dict()
+    assert state["ranking"]["mode"] == "grid"
+    again = Evaluator.from_state_dict(state)
+    assert dict(again.compute().values) == dict(ev.compute().values)

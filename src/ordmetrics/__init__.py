@@ -2,12 +2,15 @@
 
 Decisions and hard-label agreement: :func:`decide`, :func:`confusion_matrix`, :func:`kappa`,
 :func:`qwk`, :func:`expected_cost`, :func:`mae`, :func:`amae`, :func:`mmae`, :func:`accuracy`,
-:func:`within_k_accuracy`, :func:`macro_f1`.
+:func:`within_k_accuracy`, :func:`macro_f1`, :func:`macro_precision`, :func:`macro_recall`.
 Scoring rules (lower is better): :func:`rps`, :func:`sa_rps`, :func:`brier`, :func:`log_loss`,
-:func:`pbs`, :func:`pll`. Ranking metrics (higher is better): :func:`c_index`, :func:`spearman`,
+:func:`pbs`, :func:`pll`, :func:`spherical`, :func:`pseudospherical`, :func:`cdf_l1`.
+Ranking metrics (higher is better): :func:`c_index`, :func:`spearman`,
 :func:`kendall_tau`. Calibration: :func:`ece`, :func:`classwise_ece`, :func:`cumulative_ece`,
 :func:`reliability`, :func:`brier_decomposition`, :func:`rps_decomposition`,
-:func:`skill_score`. Evaluation methods: :func:`retention_curve`, :func:`aursc`,
+:func:`skill_score`; CORP (isotonic) reliability and decompositions:
+:func:`corp_reliability`, :func:`corp_decomposition`. Evaluation methods:
+:func:`retention_curve`, :func:`aursc`,
 :func:`bootstrap`, :func:`compare`, :func:`worst_predictions`, :func:`select_epoch`,
 :func:`trajectory_correlation`. Every metric is registered with its direction, range and
 properties: see :func:`get_metric` and :func:`list_metrics`. Data frames (pandas, polars,
@@ -20,6 +23,7 @@ memory, pyarrow), ``ordmetrics.dask`` (Dask data frames), ``ordmetrics.torch`` (
 
 from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
 from ._registry import MetricSpec, get_metric, list_metrics
+from ._version import __version__
 from ._warnings import UndefinedMetricWarning
 from ._xp import device_results
 from .agreement import (
@@ -29,6 +33,8 @@ from .agreement import (
     expected_cost,
     kappa,
     macro_f1,
+    macro_precision,
+    macro_recall,
     mae,
     mmae,
     qwk,
@@ -44,6 +50,13 @@ from .calibration import (
     reliability,
     rps_decomposition,
     skill_score,
+)
+from .corp import (
+    CorpCurve,
+    CorpDecomposition,
+    CorpReliability,
+    corp_decomposition,
+    corp_reliability,
 )
 from .decisions import decide
 from .evaluation import (
@@ -63,14 +76,25 @@ from .evaluation import (
 from .files import evaluate_file
 from .frame import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
 from .ranking import c_index, kendall_tau, spearman
-from .scoring import brier, log_loss, pbs, pll, rps, sa_rps
-
-__version__ = "0.1.0"
+from .scoring import (
+    brier,
+    cdf_l1,
+    log_loss,
+    pbs,
+    pll,
+    pseudospherical,
+    rps,
+    sa_rps,
+    spherical,
+)
 
 __all__ = [
     "DEFAULT_METRICS",
     "BootstrapResult",
     "ComparisonResult",
+    "CorpCurve",
+    "CorpDecomposition",
+    "CorpReliability",
     "EpochSelection",
     "MetricEntry",
     "MetricSet",
@@ -88,9 +112,12 @@ __all__ = [
     "brier",
     "brier_decomposition",
     "c_index",
+    "cdf_l1",
     "classwise_ece",
     "compare",
     "confusion_matrix",
+    "corp_decomposition",
+    "corp_reliability",
     "cumulative_ece",
     "decide",
     "device_results",
@@ -104,11 +131,14 @@ __all__ = [
     "list_metrics",
     "log_loss",
     "macro_f1",
+    "macro_precision",
+    "macro_recall",
     "mae",
     "metric_set",
     "mmae",
     "pbs",
     "pll",
+    "pseudospherical",
     "qwk",
     "reliability",
     "retention_curve",
@@ -118,6 +148,7 @@ __all__ = [
     "select_epoch",
     "skill_score",
     "spearman",
+    "spherical",
     "trajectory_correlation",
     "within_k_accuracy",
     "worst_predictions",

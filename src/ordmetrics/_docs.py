@@ -45,7 +45,10 @@ _LABELS_OF_COLUMNS = """\
     labels : sequence, optional
         The class labels in ordinal order, i.e. the label of each column of ``y_proba``."""
 
-_NEVER_SORTED = "        String labels are never sorted: without ``labels`` they are an error."
+_NEVER_SORTED = """\
+        A list, tuple or array of distinct values without missing ones; a set or dict is a
+        TypeError, since it has no order. Integer labels are matched exactly, at any size.
+        String labels are never sorted: without ``labels`` they are an error."""
 
 _FREQUENCY_WEIGHTS = """\
     sample_weight : array-like of shape (n_samples,), optional
@@ -61,7 +64,9 @@ PARAMS: Mapping[str, str] = {
     y_true : array-like of shape (n_samples,)
         True classes: integers ``0..K-1`` when ``labels`` is None; otherwise values from
         ``labels``. A pandas ordered Categorical or polars Enum carries its own order.
-        Lists, NumPy arrays and pandas/polars Series (or one-column frames) are accepted.""",
+        Lists, NumPy arrays and pandas/polars Series (or one-column frames) are accepted.
+        Booleans need ``labels=[False, True]``; booleans mixed with numbers are a TypeError
+        (``True`` would count as 1).""",
     # A 1-D score needs only the order of the classes, not the integers 0..K-1.
     "y_true_score": """\
     y_true : array-like of shape (n_samples,)
@@ -73,7 +78,8 @@ PARAMS: Mapping[str, str] = {
     "y_proba": """\
     y_proba : array-like of shape (n_samples, K)
         Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6).""",
+        [0, 1] and sum to 1 (tolerance 1e-6). Strings and complex numbers are a TypeError,
+        never parsed or cut to their real part.""",
     "y_pred": """\
     y_pred : array-like of shape (n_samples,)
         Predicted classes, in the same form as ``y_true``. A predicted label outside the label
@@ -115,20 +121,22 @@ PARAMS: Mapping[str, str] = {
     "nan_policy": f"""\
 {_NAN_POLICY}
         Missing values (NaN in ``y_proba`` or ``sample_weight``, missing ``y_true``): raise an
-        error, drop those rows, or return NaN.""",
+        error, drop those rows, or return NaN. Masked entries of a NumPy masked array are
+        missing values.""",
     "nan_policy_pred": f"""\
 {_NAN_POLICY}
-        Missing values (in ``y_true``, ``y_pred`` or ``sample_weight``): raise an error, drop
-        those rows, or return NaN.""",
+        Missing values (in ``y_true``, ``y_pred`` or ``sample_weight``, masked entries of a
+        NumPy masked array): raise an error, drop those rows, or return NaN.""",
     "nan_policy_score": f"""\
 {_NAN_POLICY}
-        Missing values (NaN score or probability, missing ``y_true``, NaN weight): raise an
-        error, drop those rows, or return NaN.""",
+        Missing values (NaN score or probability, missing ``y_true``, NaN weight, masked
+        entries of a NumPy masked array): raise an error, drop those rows, or return NaN.""",
     # ---- options --------------------------------------------------------------------------
     "renormalize": """\
     renormalize : bool, default False
         Rescale every row of ``y_proba`` to sum to 1 first, instead of raising for rows that
-        do not.""",
+        do not. Only ``True`` or ``False`` (anything else is a TypeError, never read by its
+        truthiness).""",
     "by": """\
     by : str, callable or array-like of shape (n_samples,), default "rps"
         The per-sample score that ranks the rows, lower is better: a scoring rule name

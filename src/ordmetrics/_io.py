@@ -22,22 +22,32 @@ import gzip
 import importlib.util
 import io
 import math
+import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "CSV_SUFFIXES",
     "PARQUET_SUFFIXES",
+    "STDIN",
     "InputError",
     "MissingDependencyError",
     "check_numeric",
     "csv_backend",
+    "match_label_columns",
     "parse_delimiter",
+    "read_stdin",
     "read_table",
     "resolve_columns",
 ]
+
+STDIN = "-"
+"""The file name that stands for standard input (CSV, optionally gzip-compressed, or
+Parquet), read whole into memory."""
+
+_STDIN_NAME = Path("<stdin>")
 
 CSV_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
 """File name endings read as CSV (``.tsv``: tab-delimited by default)."""
@@ -45,13 +55,18 @@ CSV_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 """File name endings read as Parquet."""
 
-CSV_BACKENDS: tuple[str, ...] = ("pyarrow", "pandas", "polars")
+#: The data-frame libraries that read CSV, in order of preference.
+FrameBackend = Literal["pyarrow", "pandas", "polars"]
+CSV_BACKENDS: tuple[FrameBackend, ...] = ("pyarrow", "pandas", "polars")
 """The libraries that can read CSV files, in order of preference."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 1 << 16
+#: pyarrow's CSV block (its default), and the largest one: a field must fit in one block.
+_CSV_BLOCK = 1 << 20
+_CSV_BLOCK_MAX = (1 << 31) - 1
 _DELIMITER_NAMES = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe", " ": "space"}
 _CANDIDATES = (",", ";", "\t", "|")
 
@@ -69,7 +84,7 @@ class MissingDependencyError(ImportError):
 # --------------------------------------------------------------------------------------------
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
@@ -168,8 +183,10 @@ def csv_backend(backend: str | None = None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-#: How much of a file ``read_table(..., head=True)`` reads: enough rows to check the columns.
+#: How much of a file ``read_table(..., head=True)`` reads: enough rows to check the columns
+#: (about this many bytes of a CSV file, this many rows of a Parquet file).
 HEAD_BYTES = 1 << 20
+HEAD_ROWS = 10_000
 
 
 def read_table(
@@ -184,7 +201,9 @@ def read_table(
     Parameters
     ----------
     path : str or Path
-        The file: ``.csv``, ``.tsv`` (optionally ``.gz``-compressed), ``.parquet`` or ``.pq``.
+        The file: ``.csv``, ``.tsv`` (optionally ``.gz``-compressed), ``.parquet`` or ``.pq``;
+        or ``"-"``: standard input, read whole into memory once (CSV, gzip-compressed CSV or
+        Parquet, told by the content; ``head`` is ignored).
     delimiter : str, optional
         The CSV field delimiter; default ``","`` (a tab for ``.tsv``). Ignored for Parquet.
     backend : {"pyarrow", "pandas", "polars"}, optional
@@ -208,6 +227,10 @@ def read_table(
     MissingDependencyError
         When no library can read the file (``pip install ordmetrics[parquet]``).
     """
+    if isinstance(path, str) and path == STDIN:
+        table = _read_stdin_table(delimiter, backend)
+        _check_shape(table, _STDIN_NAME)
+        return table
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {str(p)!r}.")
@@ -224,16 +247,16 @@ def read_table(
     return table
 
 
-def _read_parquet(p: Path, head: bool = False) -> Any:
+def _read_parquet(p: Path, head_only: bool = False) -> Any:
     with p.open("rb") as fh:
-        head = fh.read(_SNIFF)
+        first = fh.read(_SNIFF)
         fh.seek(max(0, p.stat().st_size - 4))
         tail = fh.read(4)
-    if not (head.startswith(_PARQUET_MAGIC) and tail == _PARQUET_MAGIC):
+    if not (first.startswith(_PARQUET_MAGIC) and tail == _PARQUET_MAGIC):
         what = "like text (a CSV file should end in .csv)"
-        if head.startswith(_GZIP_MAGIC):
+        if first.startswith(_GZIP_MAGIC):
             what = "gzip-compressed (a compressed CSV file should end in .csv.gz)"
-        elif _looks_binary(head) is not None:
+        elif _looks_binary(first) is not None:
             what = "like some other binary file"
         raise InputError(
             f"{str(p)!r} is not a Parquet file: it lacks the PAR1 signature and looks {what}."
@@ -248,10 +271,10 @@ def _read_parquet(p: Path, head: bool = False) -> Any:
     import pyarrow as pa
 
     try:
-        if head:
-            first = next(pq.ParquetFile(p).iter_batches(batch_size=10_000), None)
-            if first is not None:
-                return pa.Table.from_batches([first])
+        if head_only:
+            batch = next(pq.ParquetFile(p).iter_batches(batch_size=HEAD_ROWS), None)
+            if batch is not None:
+                return pa.Table.from_batches([batch])
         return pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"could not read {str(p)!r} as Parquet: {_one_line(exc)}") from None
@@ -289,8 +312,91 @@ def _head_bytes(p: Path) -> bytes:
     return text
 
 
-def _read_csv(p: Path, delimiter: str | None, backend: str | None, head_only: bool = False) -> Any:
-    if head_only:
+def read_stdin(stream: Any = None) -> bytes:
+    """All of standard input as bytes, read once.
+
+    Parameters
+    ----------
+    stream : text or binary stream, optional
+        Default ``sys.stdin``; its ``buffer`` (bytes) is read when it has one, else its text,
+        encoded as UTF-8.
+
+    Returns
+    -------
+    bytes
+        The content.
+
+    Raises
+    ------
+    InputError
+        When there is no standard input, or it is a terminal (nothing was piped in).
+
+    Examples
+    --------
+    >>> import io
+    >>> read_stdin(io.StringIO("y,p0,p1\\n0,0.5,0.5\\n"))
+    b'y,p0,p1\\n0,0.5,0.5\\n'
+    """
+    stream = sys.stdin if stream is None else stream
+    if stream is None:
+        raise InputError(
+            "FILE is '-' (standard input) but this process has no standard input; give the "
+            "file's path instead."
+        )
+    isatty = getattr(stream, "isatty", None)
+    try:
+        tty = bool(isatty()) if isatty is not None else False
+    except (OSError, ValueError):
+        tty = False
+    if tty:
+        raise InputError(
+            "FILE is '-' (standard input) but standard input is a terminal, not a file; pipe "
+            "the CSV in (e.g. `cat preds.csv | ordmetrics evaluate - ...`) or give its path."
+        )
+    binary = getattr(stream, "buffer", None)
+    data = binary.read() if binary is not None else stream.read()
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def _read_stdin_table(delimiter: str | None, backend: str | None) -> Any:
+    """The table piped into standard input: CSV (gzip-compressed or not) or Parquet."""
+    p = _STDIN_NAME
+    data = read_stdin()
+    if not data:
+        raise InputError(f"{str(p)!r} is empty: nothing was piped into standard input.")
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(
+                f"{str(p)!r} is gzip-compressed but cannot be decompressed: {_one_line(exc)}"
+            ) from None
+    if data.startswith(_PARQUET_MAGIC):
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise MissingDependencyError(
+                "reading Parquet from standard input needs pyarrow; install it with "
+                "`pip install ordmetrics[parquet]`."
+            ) from None
+        try:
+            return pq.read_table(pa.BufferReader(data))
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"could not read {str(p)!r} as Parquet: {_one_line(exc)}") from None
+    return _read_csv(p, delimiter, backend, data=data)
+
+
+def _read_csv(
+    p: Path,
+    delimiter: str | None,
+    backend: str | None,
+    head_only: bool = False,
+    data: bytes | None = None,
+) -> Any:
+    if data is not None:  # already in memory (standard input)
+        head = data[:_SNIFF]
+    elif head_only:
         first = _head_bytes(p)
         data, head = first, first[:_SNIFF]
     else:
@@ -308,6 +414,10 @@ def _read_csv(p: Path, delimiter: str | None, backend: str | None, head_only: bo
     if delimiter is None:
         delimiter = "\t" if p.name.lower().endswith((".tsv", ".tsv.gz")) else ","
     source: Any = p if data is None else io.BytesIO(data)
+    if backend is None and not any(importlib.util.find_spec(b) for b in CSV_BACKENDS):
+        from ._csv import read_csv  # no data-frame library: the standard library's reader
+
+        return read_csv(source, delimiter, p)
     lib = csv_backend(backend)
     reader = {"pyarrow": _csv_pyarrow, "pandas": _csv_pandas, "polars": _csv_polars}[lib]
     return reader(source, delimiter, p)
@@ -324,15 +434,33 @@ def _csv_pyarrow(source: Any, delimiter: str, p: Path) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    try:
-        return pcsv.read_csv(
-            source if not isinstance(source, Path) else str(source),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter),
-        )
-    except pa.ArrowInvalid as exc:
-        if "Empty CSV file" in str(exc):
-            raise InputError(f"{str(p)!r} is empty (no header line).") from None
-        raise _parse_error(p, delimiter, exc) from None
+    size = source.getbuffer().nbytes if isinstance(source, io.BytesIO) else p.stat().st_size
+    block = _CSV_BLOCK
+    while True:
+        if isinstance(source, io.BytesIO):
+            source.seek(0)
+        try:
+            return pcsv.read_csv(
+                source if not isinstance(source, Path) else str(source),
+                read_options=pcsv.ReadOptions(block_size=block),
+                parse_options=pcsv.ParseOptions(delimiter=delimiter),
+                # an empty field of a text column (the truth) is a missing value, as in numbers
+                convert_options=pcsv.ConvertOptions(strings_can_be_null=True),
+            )
+        except pa.ArrowInvalid as exc:
+            if "Empty CSV file" in str(exc):
+                raise InputError(f"{str(p)!r} is empty (no header line).") from None
+            if "straddling" in str(exc) and block < min(size + 1, _CSV_BLOCK_MAX):
+                # a field longer than a block: read the file in one block (it is read whole)
+                block = min(size + 1, _CSV_BLOCK_MAX)
+                continue
+            if "straddling" in str(exc):
+                raise InputError(
+                    f"could not parse {str(p)!r} as CSV: a field is longer than "
+                    f"{_CSV_BLOCK_MAX >> 20:,} MiB (a stray quote can make the rest of a file "
+                    "one field); check the file's quoting."
+                ) from None
+            raise _parse_error(p, delimiter, exc) from None
 
 
 def _csv_pandas(source: Any, delimiter: str, p: Path) -> Any:
@@ -364,6 +492,10 @@ def _csv_polars(source: Any, delimiter: str, p: Path) -> Any:
 def _columns_and_length(table: Any) -> tuple[list[Any], int]:
     import narwhals.stable.v2 as nw
 
+    from ._csv import ColumnTable
+
+    if isinstance(table, ColumnTable):
+        return table.column_names, table.num_rows
     frame = nw.from_native(table, eager_only=True)
     return list(frame.columns), len(frame)
 
@@ -498,6 +630,11 @@ def check_numeric(table: Any, columns: Sequence[str], role: str, source: str) ->
     """
     import narwhals.stable.v2 as nw
 
+    from ._csv import ColumnTable
+    from ._csv import check_numeric as check_numeric_columns
+
+    if isinstance(table, ColumnTable):
+        return check_numeric_columns(table, columns, role, source)
     frame = nw.from_native(table, eager_only=True)
     for c in columns:
         dtype = frame.schema[c]
@@ -515,3 +652,193 @@ def check_numeric(table: Any, columns: Sequence[str], role: str, source: str) ->
                     f"after the header) holds {v!r}."
                 ) from None
         raise InputError(f"{role} column {c!r} of {source!r} is not numeric (type {dtype}).")
+
+
+# --------------------------------------------------------------------------------------------
+# Probability columns named after the labels
+# --------------------------------------------------------------------------------------------
+
+
+def _label_names(label: Any) -> tuple[str, ...]:
+    """The names a column suffix may give a label: its text, and with spaces as ``_``."""
+    text = str(label)
+    return (text,) if " " not in text else (text, text.replace(" ", "_"))
+
+
+def match_label_columns(
+    columns: Sequence[Any],
+    labels: Sequence[Any] | None,
+    *,
+    prefix: str | None = None,
+    proba_arg: str = "proba",
+    labels_arg: str = "labels",
+) -> list[Any]:
+    """The probability columns in the order of the labels when their names end in the labels.
+
+    A probability column named after its class (``p_mild`` for the label ``mild``; a space of a
+    label may be written ``_``: ``p_Very_Good``) tells which class it holds. When every column
+    is named so, the columns are put in the order of ``labels``; columns named by some labels
+    only, or (for an explicit list) listed in another order than the labels, are an error,
+    since the order cannot be told. Columns whose names hold no label are returned as given.
+
+    Parameters
+    ----------
+    columns : sequence
+        The probability columns: those a prefix matched (in file order), or the list given.
+    labels : sequence or None
+        The classes in ordinal order. None: the integer classes ``0..K-1``, which only reorder
+        columns that name exactly these classes (``p2, p0, p1``).
+    prefix : str, optional
+        The prefix that matched the columns (their order is then the file's, free to change);
+        None for an explicit list, whose order must agree with the labels.
+    proba_arg, labels_arg : str
+        The names of the arguments, for the messages (``--proba`` on the command line).
+
+    Returns
+    -------
+    list
+        The columns, in the order of the labels when they name them.
+
+    Raises
+    ------
+    ValueError
+        When the names of some columns only are labels, when two columns name the same
+        label, or when an explicit list names the labels in another order than ``labels``.
+
+    Examples
+    --------
+    >>> match_label_columns(["p_severe", "p_mild", "p_moderate"], ["mild", "moderate", "severe"],
+    ...                     prefix="p_")
+    ['p_mild', 'p_moderate', 'p_severe']
+    >>> match_label_columns(["p0", "p1"], None, prefix="p")
+    ['p0', 'p1']
+    """
+    cols = list(columns)
+    if not cols or not all(isinstance(c, str) for c in cols):
+        return cols
+    implicit = labels is None
+    names = [str(i) for i in range(len(cols))] if implicit else None
+    label_list = list(range(len(cols))) if implicit else list(labels or [])
+    index: dict[str, int] = {}
+    for i, label in enumerate(label_list):
+        for name in _label_names(label) if names is None else (names[i],):
+            index.setdefault(name, i)
+    if prefix is not None:
+        prefixes = [prefix]
+    else:  # the prefix shared by the most columns whose remainder is a label
+        counts: dict[str, int] = {}
+        for c in cols:
+            for name in index:
+                if c.endswith(name) and len(c) > len(name):
+                    counts[c[: -len(name)]] = counts.get(c[: -len(name)], 0) + 1
+        if not counts:
+            return cols
+        prefixes = [max(counts, key=lambda p: (counts[p], len(p)))]
+    pre = prefixes[0]
+    found = [index.get(c[len(pre) :]) if c.startswith(pre) else None for c in cols]
+    matched = [c for c, k in zip(cols, found, strict=True) if k is not None]
+    if not matched:
+        return cols
+    shown = "0..K-1 (the default of integer truth)" if implicit else _fmt_columns(label_list)
+    if len(matched) < len(cols):
+        if implicit:
+            return cols  # e.g. p1..pK for the classes 0..K-1: names that are not labels
+        other = [c for c, k in zip(cols, found, strict=True) if k is None]
+        raise ValueError(
+            f"the probability columns {_fmt_columns(matched)} are named after classes of "
+            f"{labels_arg} ({shown}) but {_fmt_columns(other)} are not, so which column holds "
+            f"which class cannot be told; rename the columns '{pre}<label>' for every label, "
+            "or give the labels the columns are named after."
+        )
+    ks = [int(k) for k in found if k is not None]
+    if len(set(ks)) < len(ks):
+        dup = next(k for i, k in enumerate(ks) if k in ks[:i])
+        raise ValueError(
+            f"two probability columns are named after the class {label_list[dup]!r}: "
+            f"{_fmt_columns([c for c, k in zip(cols, ks, strict=True) if k == dup])}."
+        )
+    ordered = [c for _, c in sorted(zip(ks, cols, strict=True))]
+    if prefix is None and ordered != cols:
+        raise ValueError(
+            f"{proba_arg} lists the columns {_fmt_columns(cols)}, named after the classes in "
+            f"another order than {labels_arg} ({shown}); list them in the order of the labels: "
+            f"{','.join(ordered) if proba_arg.startswith('--') else ordered!r}."
+        )
+    return ordered
+
+
+# --------------------------------------------------------------------------------------------
+# Row sums
+# --------------------------------------------------------------------------------------------
+
+
+def fix_row_sums(
+    P: Any,
+    *,
+    renormalize: bool = False,
+    sum_tolerance: float | None = None,
+    options: tuple[str, str] = ("renormalize=True", "sum_tolerance"),
+) -> Any:
+    """Rescale the rows of a probability matrix to sum 1, as the command line's options ask.
+
+    Parameters
+    ----------
+    P : numpy.ndarray of shape (n_samples, n_classes)
+        The probabilities (float64); rows with a missing (NaN) or infinite value are left as
+        they are.
+    renormalize : bool, default False
+        Rescale every row whose sum is positive to sum 1.
+    sum_tolerance : float, optional
+        Accept the rows whose sums lie within this distance of 1, and rescale them to sum 1;
+        any other row is an error. None (and ``renormalize`` False): ``P`` unchanged.
+    options : (str, str)
+        The names of the two options, for the messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P``, or a rescaled copy.
+
+    Raises
+    ------
+    ValueError
+        For a row whose sum is 0 or negative (it cannot be rescaled), or one farther than
+        ``sum_tolerance`` from 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = fix_row_sums(np.array([[0.333333, 0.333333, 0.333333]]), sum_tolerance=1e-5)
+    >>> P.tolist()
+    [[0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    """
+    import numpy as np
+
+    if not renormalize and sum_tolerance is None:
+        return P
+    P = np.asarray(P, dtype=np.float64)
+    sums = P.sum(axis=1)
+    # rows with a missing (NaN) or infinite value are left as they are, for the metrics to
+    # treat or report
+    complete = np.isfinite(sums)
+    bad = complete & ~(sums > 0)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"the probabilities of row {r} sum to {sums[r]:.10g}, which cannot be rescaled to "
+            "sum 1; every row needs a positive sum."
+        )
+    if not renormalize:
+        far = complete & ~(np.abs(sums - 1.0) <= sum_tolerance)
+        if far.any():
+            rows = np.flatnonzero(far)
+            r = int(rows[0])
+            more = f" (and {rows.size - 1} more rows)" if rows.size > 1 else ""
+            raise ValueError(
+                f"the probabilities of row {r} sum to {sums[r]:.10g}{more}, farther from 1 than "
+                f"{options[1]} {sum_tolerance:g}; pass {options[0]} to rescale every row to sum "
+                "1, or a larger tolerance."
+            )
+    out = P.copy()
+    out[complete] /= sums[complete, None]
+    return out

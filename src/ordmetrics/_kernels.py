@@ -13,7 +13,8 @@ Rows of weight 0 are validated but never added (their score may be infinite).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 RPS = 0
 SA_RPS = 1
@@ -21,6 +22,13 @@ BRIER = 2
 PBS = 3
 LOG_LOSS = 4
 PLL = 5
+SPHERICAL = 6
+CDF_L1 = 7
+
+#: PBS option codes, packed into the kernels' ``param``: bit 0 = ``ties="unpenalized"``,
+#: bits 1-2 = the scale (0 ``"eq4"``, 1 ``"algorithm2"``, 2 ``"authors_code"``). PLL uses bit 0.
+PBS_UNPENALIZED = 1
+PBS_SCALES = ("eq4", "algorithm2", "authors_code")
 
 BLOCK = 1024
 
@@ -85,6 +93,82 @@ def _brier(P, i, yi, K):
 
 
 @njit(inline="always", **_opts)
+def _cdf_l1(P, i, yi, K, normalize):
+    """(1/(K-1)) sum_{k<K-1} |F_k - H_k| (without the factor when not ``normalize``)."""
+    c = 0.0
+    a = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K - 1):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        c += v
+        a += abs(c - (1.0 if k >= yi else 0.0))
+    v = P[i, K - 1]
+    return (a / (K - 1) if normalize else a), c + v, min(lo, v), max(hi, v)
+
+
+@njit(inline="always", **_opts)
+def _pseudospherical(P, i, yi, K, alpha):
+    """1 - (p_y / ||p||_alpha)^(alpha - 1); alpha = 2 is the spherical score.
+
+    The norm is taken of p / max_k p_k, whose largest entry is 1: sum_k (p_k / max)^alpha is
+    in [1, K] and never underflows, whatever alpha (p_k^alpha itself would for alpha ~ 1000).
+    """
+    t = 0.0
+    lo = 1.0
+    hi = 0.0
+    for k in range(K):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        t += v
+    top = np.float64(hi) if hi > 0.0 else 1.0  # a row of zeros is invalid; never used
+    a = 0.0
+    for k in range(K):
+        x = np.float64(P[i, k]) / top
+        a += x * x if alpha == 2.0 else x**alpha
+    nrm = np.sqrt(a) if alpha == 2.0 else a ** (1.0 / alpha)
+    ratio = min(np.float64(P[i, yi]) / top / nrm, 1.0)
+    return 1.0 - (ratio if alpha == 2.0 else ratio ** (alpha - 1.0)), t, lo, hi
+
+
+@njit(inline="always", **_opts)
+def _wrong(P, i, yi, hi, unpenalized):
+    """The penalty indicator of PBS and PLL: 1 when the decision is wrong.
+
+    Default: the arg-max decision (ties to the lowest class) differs from y, i.e. some class
+    beats p_y or an earlier class ties it. ``unpenalized``: some class beats p_y (the authors'
+    Algorithm 1; a tie escapes). Branch-free.
+    """
+    py = P[i, yi]
+    e = -1.0
+    for k in range(yi):
+        e = max(e, P[i, k])
+    return (hi > py) | ((e >= py) & (not unpenalized))
+
+
+@njit(inline="always", **_opts)
+def _brier_first(P, i, yi, K):
+    """(Brier score, row sum, min, max, largest p_k over k < y; -1 when y = 0): one pass."""
+    s = 0.0
+    t = 0.0
+    lo = 1.0
+    hi = 0.0
+    e = -1.0
+    for k in range(K):
+        v = P[i, k]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        t += v
+        d = v - (1.0 if k == yi else 0.0)
+        s += d * d
+        e = max(e, v if k < yi else -1.0)
+    return s, t, lo, hi, e
+
+
+@njit(inline="always", **_opts)
 def _stats(P, i, K):
     t = 0.0
     lo = 1.0
@@ -101,23 +185,38 @@ def _stats(P, i, K):
 def _score(P, i, yi, K, rule, param):
     """(score, row sum, row min, row max) of row i under ``rule``.
 
-    The penalty of PBS and PLL, m = 1{some p_k > p_y}, is ``row max > p_y`` (ties are not
-    penalized). For the log rules the "score" is p_y; see :func:`finish_log_rule`.
+    The penalty of PBS and PLL is :func:`_wrong` (``param`` holds the option codes, see
+    ``PBS_UNPENALIZED``). For the log rules the "score" is p_y; see :func:`finish_log_rule`.
     """
     if rule == RPS:
         return _rps(P, i, yi, K, param != 0.0)
     if rule == SA_RPS:
         return _sa_rps(P, i, yi, K)
-    if rule == BRIER or rule == PBS:
-        s, t, lo, hi = _brier(P, i, yi, K)
-        if rule == PBS:
-            s += (K - 1) / K * (hi > P[i, yi])  # branch-free (see _score_rows)
-        return s, t, lo, hi
-    # LOG_LOSS, PLL: the probability of the true class, clipped to [eps, 1 - eps] if eps > 0;
-    # the logarithm is taken afterwards, vectorised, by ``finish_log_rule``.
+    if rule == CDF_L1:
+        return _cdf_l1(P, i, yi, K, param != 0.0)
+    if rule == SPHERICAL:
+        return _pseudospherical(P, i, yi, K, param)
+    if rule == BRIER:
+        return _brier(P, i, yi, K)
+    if rule == PBS:
+        s, t, lo, hi, e = _brier_first(P, i, yi, K)
+        code = int(param)
+        scale = code >> 1
+        pen = (K - 1) / K
+        if scale != 0:  # Algorithm 2 and the authors' code: the Brier term over K
+            s /= K
+        if scale == 1:  # Algorithm 2: the penalty over K as well
+            pen /= K
+        py = P[i, yi]
+        # the decision is wrong: a class beats p_y, or (arg-max rule) an earlier class ties it;
+        # branch-free (see _wrong)
+        m = (hi > py) | ((e >= py) & ((code & PBS_UNPENALIZED) == 0))
+        return s + pen * m, t, lo, hi
+    # LOG_LOSS, PLL: the probability of the true class, clipped to [eps, 1 - eps] if eps > 0
+    # (log_loss only); the logarithm is taken afterwards, vectorised, by ``finish_log_rule``.
     t, lo, hi = _stats(P, i, K)
     py = np.float64(P[i, yi])
-    if param > 0.0:
+    if rule == LOG_LOSS and param > 0.0:
         py = min(max(py, param), 1.0 - param)
     return py, t, lo, hi
 
@@ -135,7 +234,8 @@ def _score_rows(P, y, w, rule, param, tol, out, rows, pen):
     y : (N,) int64 class indices
     w : (N,) float64 weights, or None for unit weights
     rule : int, one of the rule codes of this module
-    param : float, the rule's option (RPS: normalize flag; log rules: eps, 0 = no clipping)
+    param : float, the rule's option (RPS, CDF_L1: normalize flag; log_loss: eps, 0 = no
+        clipping; PBS, PLL: option codes; SPHERICAL: alpha)
     tol : float, tolerance on the row sums
     out : (N,) float64 receiving per-sample values when ``rows`` or for the log rules (which
         receive p_y, and 1 for rows of weight 0 when reducing so that they add nothing; the
@@ -180,7 +280,8 @@ def _score_rows(P, y, w, rule, param, tol, out, rows, pen):
                     out[i] = 1.0  # a log rule's p_y for a row of weight 0: adds -ln 1 = 0
                 if pen is not None:
                     # branch-free: the test is a coin flip on real data, a branch mispredicts
-                    pen[i] = ln_k * ((hi > P[i, yc]) & (rows | counted))
+                    m = _wrong(P, i, yc, hi, (int(param) & PBS_UNPENALIZED) != 0)
+                    pen[i] = ln_k * (m & (rows | counted))
             elif w is not None:
                 if counted:
                     block += w[i] * s
@@ -240,7 +341,26 @@ def _pll_rows(P, y, w, param, tol, out, rows, pen):
     return _score_rows(P, y, w, PLL, param, tol, out, rows, pen)
 
 
-_KERNELS = (_rps_rows, _sa_rps_rows, _brier_rows, _pbs_rows, _log_loss_rows, _pll_rows)
+@njit(**_opts)
+def _spherical_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, SPHERICAL, param, tol, out, rows, pen)
+
+
+@njit(**_opts)
+def _cdf_l1_rows(P, y, w, param, tol, out, rows, pen):
+    return _score_rows(P, y, w, CDF_L1, param, tol, out, rows, pen)
+
+
+_KERNELS = (
+    _rps_rows,
+    _sa_rps_rows,
+    _brier_rows,
+    _pbs_rows,
+    _log_loss_rows,
+    _pll_rows,
+    _spherical_rows,
+    _cdf_l1_rows,
+)
 
 
 def score_rows(
@@ -266,6 +386,7 @@ def score_rows(
     if n_bad:
         return total, wsum, n_bad, None
     if log_rule:
+        assert out is not None  # allocated above for the log rules
         finish_log_rule(out, pen)
         if not rows:
             total = float(out.sum()) if w is None else float(np.dot(w, out))

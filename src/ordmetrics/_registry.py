@@ -16,6 +16,60 @@ Direction = Literal["minimize", "maximize"]
 #: The properties a scoring rule declares; each one is verified by property-based tests.
 PROPERTY_NAMES = ("proper", "strictly_proper", "local", "distance_sensitive", "superior")
 
+#: Properties that may be declared for one number of classes K (``properties_by_k``), on top
+#: of :data:`PROPERTY_NAMES`: ``superior_without_ties`` is superiority restricted to forecasts
+#: with a unique most probable class (every such correct prediction scores strictly better
+#: than every such incorrect one).
+K_PROPERTY_NAMES = (*PROPERTY_NAMES, "superior_without_ties")
+
+#: How a metric is formed from the K classes, in the vocabulary of yardstick's ``.estimator``
+#: column: ``multiclass`` (one formula for every K, e.g. the multiclass Brier score, the RPS,
+#: kappa), ``macro`` (the mean over classes of a per-class value), ``max`` (the largest
+#: per-class value), ``top_label`` (of the most probable class), ``cumulative`` (the mean over
+#: the K - 1 cumulative thresholds), ``ordinal`` (over the pairs of rows of different classes)
+#: and ``standard`` (a number computed as for a numeric outcome: class indices, ranks).
+ESTIMATORS = ("multiclass", "macro", "max", "top_label", "cumulative", "ordinal", "standard")
+
+#: Estimators named ``binary`` when K = 2, as yardstick names them: the formula is the same
+#: for every K, so the two-class value is the binary metric itself.
+BINARY_ESTIMATORS = ("multiclass", "ordinal")
+
+#: The estimator of the registered metrics that are not ``multiclass`` (the default of
+#: :func:`register`, for metrics registered without ``estimator=``).
+_ESTIMATOR_OF = {
+    "mae": "standard",
+    "amae": "macro",
+    "mmae": "max",
+    "macro_f1": "macro",
+    "macro_precision": "macro",
+    "macro_recall": "macro",
+    "ece": "top_label",
+    "classwise_ece": "macro",
+    "cumulative_ece": "cumulative",
+    "c_index": "ordinal",
+    "spearman": "standard",
+    "kendall_tau": "standard",
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A documented option setting of a metric whose properties differ from the default's.
+
+    Attributes
+    ----------
+    options : mapping
+        The keyword arguments that select the variant, e.g. ``{"ties": "unpenalized"}``.
+    properties : mapping of str to bool
+        The properties of the variant (every name of ``PROPERTY_NAMES``).
+    note : str
+        One line: why they differ.
+    """
+
+    options: Mapping[str, Any]
+    properties: Mapping[str, bool]
+    note: str = ""
+
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -45,6 +99,16 @@ class MetricSpec:
         One line for tables.
     range_note : str
         How the range depends on K, if it does.
+    properties_by_k : mapping of int to mapping of str to bool
+        Properties that hold (or fail) for one number of classes K and override
+        ``properties`` there, e.g. ``{2: {"superior_without_ties": True}}`` for the Brier
+        score (the theorems that it is not superior need K > 2). See :meth:`properties_for`.
+    variants : mapping of str to Variant
+        Option settings with other properties than the default (e.g. PBS with
+        ``ties="unpenalized"``), each verified by the property tests like the default.
+    estimator : str
+        How the metric is formed from the K classes (one of :data:`ESTIMATORS`), the
+        ``estimator`` column of :func:`ordmetrics.evaluate`; see :meth:`estimator_for`.
     """
 
     name: str
@@ -56,6 +120,48 @@ class MetricSpec:
     perfect: float = 0.0
     description: str = ""
     range_note: str = ""
+    properties_by_k: Mapping[int, Mapping[str, bool]] = field(default_factory=dict)
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+    estimator: str = "multiclass"
+
+    def estimator_for(self, n_classes: int) -> str:
+        """The ``estimator`` string for ``n_classes`` classes, as yardstick writes it.
+
+        ``binary`` for two classes when the formula is the same for every K (estimators
+        ``multiclass`` and ``ordinal``, see :data:`BINARY_ESTIMATORS`), else ``estimator``: a
+        macro average over two classes is not the binary value of one event class.
+
+        Examples
+        --------
+        >>> import ordmetrics
+        >>> ordmetrics.get_metric("rps").estimator_for(5), ordmetrics.get_metric(
+        ...     "rps").estimator_for(2)
+        ('multiclass', 'binary')
+        >>> ordmetrics.get_metric("macro_f1").estimator_for(2)
+        'macro'
+        """
+        if int(n_classes) == 2 and self.estimator in BINARY_ESTIMATORS:
+            return "binary"
+        return self.estimator
+
+    def properties_for(self, n_classes: int) -> dict[str, bool]:
+        """The properties for ``n_classes`` classes: ``properties`` with the K overrides.
+
+        ``superior_without_ties`` defaults to ``superior`` (a superior rule is also superior on
+        untied forecasts).
+
+        Examples
+        --------
+        >>> import ordmetrics
+        >>> spec = ordmetrics.get_metric("brier")
+        >>> spec.properties_for(3)["superior_without_ties"], spec.properties_for(2)[
+        ...     "superior_without_ties"]
+        (False, True)
+        """
+        props = dict(self.properties)
+        props.setdefault("superior_without_ties", props.get("superior", False))
+        props.update(self.properties_by_k.get(int(n_classes), {}))
+        return props
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
@@ -79,9 +185,21 @@ def register(
     description: str = "",
     range_note: str = "",
     name: str | None = None,
+    properties_by_k: Mapping[int, Mapping[str, bool]] | None = None,
+    variants: Mapping[str, Variant] | None = None,
+    estimator: str | None = None,
 ) -> MetricSpec:
-    """Register ``func`` as a metric and return its spec."""
+    """Register ``func`` as a metric and return its spec.
+
+    ``estimator`` (one of :data:`ESTIMATORS`) defaults to the metric's entry of the table of
+    non-``multiclass`` metrics, else ``"multiclass"``.
+    """
     name = name or func.__name__
+    estimator = _ESTIMATOR_OF.get(name, "multiclass") if estimator is None else estimator
+    if estimator not in ESTIMATORS:
+        raise ValueError(
+            f"estimator of {name!r} must be one of {', '.join(ESTIMATORS)}; got {estimator!r}"
+        )
     if name in _REGISTRY:
         raise ValueError(f"a metric named {name!r} is already registered")
     if direction not in ("minimize", "maximize"):
@@ -91,6 +209,16 @@ def register(
         missing = set(PROPERTY_NAMES) - set(props)
         if missing:
             raise ValueError(f"scoring rule {name!r} must declare {sorted(missing)}")
+    by_k = {int(k): MappingProxyType(dict(v)) for k, v in (properties_by_k or {}).items()}
+    for k, v in by_k.items():
+        unknown = set(v) - set(K_PROPERTY_NAMES)
+        if k < 2 or unknown:
+            raise ValueError(f"properties_by_k of {name!r}: bad entry {k}: {dict(v)}")
+    var = dict(variants or {})
+    for label, variant in var.items():
+        missing = set(PROPERTY_NAMES) - set(variant.properties)
+        if missing:
+            raise ValueError(f"variant {label!r} of {name!r} must declare {sorted(missing)}")
     spec = MetricSpec(
         name=name,
         func=func,
@@ -101,6 +229,9 @@ def register(
         perfect=float(perfect),
         description=description,
         range_note=range_note,
+        properties_by_k=MappingProxyType(by_k),
+        variants=MappingProxyType(var),
+        estimator=estimator,
     )
     _REGISTRY[name] = spec
     return spec
@@ -148,6 +279,18 @@ def list_metrics(kind: str | None = None) -> list[str]:
     --------
     >>> import ordmetrics
     >>> ordmetrics.list_metrics("scoring_rule")
-    ['rps', 'sa_rps', 'brier', 'log_loss', 'pbs', 'pll']
+    ['rps', 'sa_rps', 'brier', 'log_loss', 'pbs', 'pll', 'spherical', 'cdf_l1']
+
+    Raises
+    ------
+    ValueError
+        For a ``kind`` that no registered metric has (the message lists the kinds).
     """
+    if kind is not None:
+        kinds = list(dict.fromkeys(s.kind for s in _REGISTRY.values()))
+        if not isinstance(kind, str) or kind not in kinds:
+            raise ValueError(
+                f"kind must be one of {', '.join(repr(k) for k in kinds)} (or None for every "
+                f"metric); got {kind!r}."
+            )
     return [n for n, s in _REGISTRY.items() if kind is None or s.kind == kind]

@@ -18,7 +18,7 @@ again to write a precise message or to apply the ``nan_policy``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Mapping, MappingView, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +69,106 @@ def check_option(value: Any, name: str, allowed: Sequence[str]) -> str:
     return value
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """Check a yes/no option: only ``True`` and ``False`` (Python or NumPy booleans) pass.
+
+    Flags are never read by truthiness: ``normalize=None`` or ``renormalize="no"`` would
+    otherwise silently mean False or True.
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise TypeError(
+        f"{name} must be True or False; got {_type_name(value)} {value!r}. Flags are not read "
+        f"by truthiness: pass {name}=True or {name}=False."
+    )
+
+
+#: Element types that are never numbers to ordmetrics, even when NumPy could convert them.
+_NOT_REAL = (str, bytes, np.str_, np.bytes_, complex, np.complexfloating)
+
+
+def _unmask(x: Any, name: str) -> Any:
+    """Honour the mask of a NumPy masked array: masked entries become missing values.
+
+    Float data get NaN and other data ``None`` where masked, so the ``nan_policy`` of the
+    caller applies to them exactly as to NaN; an array with nothing masked is its data.
+    """
+    if not isinstance(x, np.ma.MaskedArray):
+        return x
+    mask = np.ma.getmaskarray(x)
+    data = np.asarray(x.data)
+    if not mask.any():
+        return data
+    if data.dtype.kind in "fiub":
+        return np.asarray(np.ma.filled(x.astype(np.float64), np.nan))
+    out = data.astype(object)
+    out[mask] = None
+    return out
+
+
+def _masked_as_missing_labels(x: Any) -> Any:
+    """Masked class labels: masked entries become ``None`` (missing), the dtype kept otherwise."""
+    if not isinstance(x, np.ma.MaskedArray):
+        return x
+    mask = np.ma.getmaskarray(x)
+    data = np.asarray(x.data)
+    if not mask.any():
+        return data
+    out = data.astype(object)
+    out[mask] = None
+    return out
+
+
+def check_real(arr: np.ndarray, name: str) -> None:
+    """Raise TypeError when ``arr`` holds text or complex numbers (never converted silently).
+
+    NumPy would parse ``"0.5"`` as 0.5 and cut ``0.5+1j`` to 0.5; either means the input is
+    not what the caller thinks it is.
+    """
+    kind = arr.dtype.kind
+    found: Any = None
+    if kind in "USc":
+        found = arr.reshape(-1)[0] if arr.size else arr.dtype
+    elif kind == "O":
+        for v in arr.reshape(-1):
+            if isinstance(v, _NOT_REAL):
+                found = v
+                break
+    elif kind in "VMm":
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {arr.dtype}.")
+    if found is None:
+        return
+    if isinstance(found, complex | np.complexfloating) or kind == "c":
+        raise TypeError(
+            f"{name} must be real numbers; got complex values (e.g. {found!r}). The imaginary "
+            f"part is never dropped silently: pass {name}.real if the real part is what you mean."
+        )
+    raise TypeError(
+        f"{name} must hold numbers; got text (e.g. {found!r}). Strings are never parsed, so "
+        f"{name} must be numbers: convert first, e.g. np.asarray({name}, dtype=float), or read "
+        "the file with numeric columns."
+    )
+
+
+def real_input(x: Any, name: str) -> Any:
+    """``x`` as an array checked by :func:`check_real`, masked entries made missing (NaN).
+
+    Input NumPy cannot convert is returned unchanged, for the caller to explain.
+    """
+    x = _unmask(x, name)
+    if isinstance(x, np.ndarray):
+        check_real(x, name)
+        return x
+    if not isinstance(x, list | tuple):
+        return x
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError):
+        return x
+    check_real(arr, name)
+    return arr
+
+
 # --------------------------------------------------------------------------------------------
 # Data-frame libraries, recognised without importing them
 # --------------------------------------------------------------------------------------------
@@ -82,6 +182,27 @@ def _is_pandas(x: Any, *names: str) -> bool:
 def _is_polars(x: Any, *names: str) -> bool:
     pl = sys.modules.get("polars")
     return pl is not None and any(isinstance(x, getattr(pl, n)) for n in names)
+
+
+def _check_array_like(x: Any, name: str, expected: str) -> None:
+    """TypeError for containers that are not arrays: None, scalars, strings, sets, dicts, iterators.
+
+    NumPy would turn each of them into a 0-D object array, whose message says nothing useful.
+    """
+    if x is None or isinstance(x, str | bytes | int | float | complex | np.generic):
+        what = "None" if x is None else f"{_type_name(x)} {x!r}"
+        raise TypeError(f"{name} must be {expected}; got {what}.")
+    if isinstance(x, Set | Mapping | MappingView):
+        kind = "a set" if isinstance(x, Set) else f"a {_type_name(x)}"
+        raise TypeError(
+            f"{name} must be {expected}; got {kind}, which has no row order. Pass a list, tuple "
+            "or NumPy array."
+        )
+    if isinstance(x, Iterator):
+        raise TypeError(
+            f"{name} must be {expected}; got an iterator ({_type_name(x)}), which can be read "
+            f"only once. Pass a list or NumPy array, e.g. {name}=list(...)."
+        )
 
 
 def _squeeze_frame(x: Any, name: str) -> Any:
@@ -106,16 +227,19 @@ def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") 
 
     Value checks (range, NaN, row sums) are left to the kernels and :func:`find_problems`.
     """
+    renormalize = check_flag(renormalize, "renormalize")
     if _is_pandas(y_proba, "DataFrame") or _is_polars(y_proba, "DataFrame"):
         arr = y_proba.to_numpy()
     else:
+        _check_array_like(y_proba, name, "a 2-D array of probabilities (n_samples, n_classes)")
         try:
-            arr = np.asarray(y_proba)
+            arr = np.asarray(_unmask(y_proba, name))
         except (ValueError, TypeError) as exc:
             raise TypeError(
                 f"{name} must be a 2-D array of probabilities (n_samples, n_classes); "
                 f"could not convert {_type_name(y_proba)} to an array ({exc})."
             ) from None
+    check_real(arr, name)
     if arr.dtype == object or arr.dtype.kind not in "fiub":
         try:
             arr = arr.astype(np.float64)
@@ -188,23 +312,55 @@ class Encoded:
 def check_labels(
     labels: Any, n_classes: int | None, proba_name: str = "y_proba"
 ) -> tuple[Hashable, ...]:
-    """Validate ``labels``: a sequence of distinct hashable values, one per column."""
-    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
+    """Validate ``labels``: an ordered sequence of distinct hashable values, one per column.
+
+    Sets, dicts and their views have no order of their own (a set's order changes with the
+    hash seed), so they are refused, as are iterators, missing values and booleans mixed with
+    other values (``True == 1`` in Python).
+    """
+    if isinstance(labels, Set | Mapping | MappingView):
+        raise TypeError(
+            f"labels must list the class labels in ordinal order; got {_type_name(labels)} "
+            f"{labels!r}, which has no order (its iteration order is not the order of the "
+            "classes). Pass a list, tuple or array in ordinal order, e.g. labels=[...]."
+        )
+    if isinstance(labels, Iterator):
+        raise TypeError(
+            f"labels must list the class labels in ordinal order; got an iterator "
+            f"({_type_name(labels)}), which can be read only once. Pass a list, e.g. "
+            "labels=list(...)."
+        )
+    if _is_pandas(labels, "Index", "Series") or _is_polars(labels, "Series"):
+        labels = labels.to_list()
+    labels = _masked_as_missing_labels(labels)
+    if isinstance(labels, np.ndarray):
+        if labels.ndim != 1:
+            raise ValueError(
+                f"labels must be 1-D, one label per column of {proba_name}; got an array of "
+                f"shape {labels.shape}."
+            )
+        out = tuple(labels.astype(object).tolist())
+    elif isinstance(labels, Sequence) and not isinstance(labels, str | bytes):
+        out = tuple(labels)
+    else:
         raise TypeError(
             f"labels must be a list of the class labels in ordinal order; got "
             f"{_type_name(labels)} {labels!r}."
         )
-    if _is_pandas(labels, "Index", "Series") or _is_polars(labels, "Series"):
-        labels = labels.to_list()
-    out = (
-        tuple(np.asarray(labels, dtype=object).tolist())
-        if isinstance(labels, np.ndarray)
-        else tuple(labels)
-    )
     try:
         distinct = len(set(out))
     except TypeError:
-        raise TypeError("labels must be hashable values (numbers or strings).") from None
+        raise TypeError(
+            f"labels must be hashable values (numbers or strings); got {_fmt_values(out)}."
+        ) from None
+    gaps = [i for i, v in enumerate(out) if _is_missing_scalar(v)]
+    if gaps:
+        raise ValueError(
+            f"labels must not hold missing values; got {list(out)!r} (missing at position"
+            f"{'s' if len(gaps) > 1 else ''} {', '.join(map(str, gaps))}). Name every class; "
+            "missing truth values are handled by nan_policy, not by a label."
+        )
+    _check_bool_mix(out, "labels")
     if distinct != len(out):
         seen: set[Hashable] = set()
         dups = [v for v in out if v in seen or seen.add(v)]  # type: ignore[func-returns-value]
@@ -220,6 +376,26 @@ def check_labels(
     if len(out) < 2:
         raise ValueError(f"labels must name at least 2 classes; got {list(out)!r}.")
     return out
+
+
+def _is_missing_scalar(v: Any) -> bool:
+    """None, a float NaN, or pandas' NA / NaT."""
+    if v is None or (isinstance(v, float | np.floating) and v != v):
+        return True
+    pd = sys.modules.get("pandas")
+    return pd is not None and (v is pd.NA or v is pd.NaT)
+
+
+def _check_bool_mix(values: Any, name: str) -> None:
+    """TypeError when booleans are mixed with other values (NumPy would read True as 1)."""
+    if not {bool, np.bool_} & set(map(type, values)):
+        return
+    if any(not isinstance(v, bool | np.bool_) and not _is_missing_scalar(v) for v in values):
+        raise TypeError(
+            f"{name} mixes booleans with other values ({_fmt_values(list(values)[:6])}); "
+            "True would silently count as 1 and False as 0. Use class indices (integers) "
+            "throughout, or booleans throughout with labels=[False, True]."
+        )
 
 
 def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
@@ -265,7 +441,7 @@ def _object_missing(arr: np.ndarray) -> np.ndarray:
     if pd is not None:
         return np.asarray(pd.isna(arr), dtype=bool)
     with np.errstate(invalid="ignore"):
-        miss = np.equal(arr, None)
+        miss = np.asarray(np.equal(arr, np.array(None)), dtype=bool)
         try:
             miss |= np.asarray(arr != arr, dtype=bool)
         except (TypeError, ValueError):
@@ -301,7 +477,10 @@ def encode_labels(
     proba_name : str
         Name of the probability matrix whose columns ``labels`` names, for messages.
     """
-    y = _squeeze_frame(y, name)
+    _check_array_like(y, name, "a 1-D array of class labels, one per row")
+    y = _masked_as_missing_labels(_squeeze_frame(y, name))
+    if isinstance(y, list | tuple):
+        _check_bool_mix(y, name)
     if labels is not None:
         labels = check_labels(labels, n_classes, proba_name)
 
@@ -363,6 +542,12 @@ def encode_labels(
                 f"{name} must be a 1-D array of class labels; could not convert "
                 f"{_type_name(y)} ({exc})."
             ) from None
+    if (
+        isinstance(y, list | tuple)
+        and arr.dtype.kind == "f"
+        and all(isinstance(v, int | np.integer) for v in y)
+    ):
+        arr = np.array(y, dtype=object)  # integers beyond int64 are never rounded to floats
     enc = _encode_array(arr, labels, n_classes, name, frame_missing)
     return enc
 
@@ -382,11 +567,17 @@ def _encode_array(
             "One-hot truth is not accepted: pass the class index of each row."
         )
     kind = arr.dtype.kind
-    if kind == "O" or kind == "f" or kind == "c":
+    if kind == "c":
+        raise TypeError(
+            f"{name} must hold class labels; got complex numbers (dtype {arr.dtype}). Pass the "
+            "class index of each row."
+        )
+    if kind == "O" or kind == "f":
         if kind == "O":
+            _check_bool_mix(arr, name)
             miss = _object_missing(arr)
         else:
-            miss = np.isnan(arr) if kind == "f" else np.isnan(arr).any()
+            miss = np.isnan(arr)
         if missing is not None:
             miss = miss | missing
         missing = miss if miss.any() else None
@@ -406,6 +597,8 @@ def _encode_integers(
             "labels=[False, True] to use booleans as labels, or convert with .astype(int)."
         )
     if kind in "iu":
+        if kind == "u" and arr.size and int(arr.max()) > _INT64_MAX:
+            _raise_too_large(arr, np.flatnonzero(arr > _INT64_MAX), name, span)
         codes = np.ascontiguousarray(arr, dtype=np.int64)
         return Encoded(codes if codes.flags.writeable else codes.copy(), None, None)
     if kind == "f":
@@ -433,6 +626,17 @@ def _encode_integers(
     if kind == "O":
         present = arr if missing is None else arr[~missing]
         if all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in present):
+            huge = np.fromiter(
+                (v is not None and not -_INT64_MAX <= v <= _INT64_MAX for v in arr.tolist())
+                if missing is not None
+                else (not -_INT64_MAX <= v <= _INT64_MAX for v in arr.tolist()),
+                dtype=bool,
+                count=arr.size,
+            )
+            if missing is not None:
+                huge &= ~missing
+            if huge.any():
+                _raise_too_large(arr, np.flatnonzero(huge), name, span)
             codes = np.full(arr.size, -1, dtype=np.int64)
             if missing is None:
                 codes[:] = present.astype(np.int64)
@@ -458,11 +662,34 @@ def _encode_integers(
     raise TypeError(f"{name} must hold class labels; got dtype {arr.dtype}.")
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _raise_too_large(arr: np.ndarray, rows: np.ndarray, name: str, span: str) -> None:
+    """Class indices beyond int64 are out of range whatever K is: say so with their values."""
+    shown = _fmt_values(list(dict.fromkeys(int(v) for v in arr[rows].tolist())))
+    raise ValueError(
+        f"{name} must hold class indices {span}; got {shown} in {_fmt_rows(rows)}. If your "
+        "classes are numbered differently, pass labels=[...] with the class of each column."
+    )
+
+
 def _float_or_nan(arr: np.ndarray) -> np.ndarray:
     out = np.full(arr.size, np.nan)
     keep = ~_object_missing(arr)
     out[keep] = np.asarray(arr[keep].tolist(), dtype=float)
     return out
+
+
+def _float_exact(labels: tuple[Hashable, ...], values: np.ndarray) -> bool:
+    """Whether matching ``values`` to ``labels`` through float64 is exact (|integers| <= 2^53)."""
+    limit = 2**53
+    for v in labels:
+        if not isinstance(v, float | np.floating) and abs(int(v)) > limit:  # type: ignore[call-overload]
+            return False
+    if values.dtype.kind in "iu" and values.size:
+        return int(values.max()) <= limit and int(values.min()) >= -limit
+    return True
 
 
 def _encode_with_labels(
@@ -477,7 +704,7 @@ def _encode_with_labels(
         isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
         for v in labels
     )
-    if values.dtype.kind in "iuf" and numeric_labels:
+    if values.dtype.kind in "iuf" and numeric_labels and _float_exact(labels, values):
         lab_num = np.asarray(labels, dtype=np.float64)
         order = np.argsort(lab_num, kind="stable")
         sorted_lab = lab_num[order]
@@ -529,6 +756,7 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     w = _squeeze_frame(sample_weight, "sample_weight")
     if _is_pandas(w, "Series") or _is_polars(w, "Series"):
         w = w.to_numpy()
+    w = real_input(w, "sample_weight")  # no text, no complex; masked entries are missing
     try:
         w = np.asarray(w, dtype=np.float64)
     except (ValueError, TypeError):
@@ -577,8 +805,10 @@ def proba_looks_valid(P: np.ndarray) -> bool:
 def _weights_look_valid(w: np.ndarray | None) -> bool:
     if w is None:
         return True
+    # no sum: the sum of finite weights can overflow (1e308 each), their maximum cannot
     with np.errstate(invalid="ignore"):
-        return bool(w.min() >= 0.0 and w.max() <= np.finfo(np.float64).max and w.sum() > 0.0)
+        top = w.max()
+        return bool(w.min() >= 0.0 and top <= np.finfo(np.float64).max and top > 0.0)
 
 
 def find_problems(
@@ -912,9 +1142,11 @@ def prepare_proba(
 
 def as_scores(y_score: Any, name: str = "y_score") -> np.ndarray:
     """A 1-D float64 array of scores (NaN allowed; the caller applies the nan_policy)."""
+    _check_array_like(y_score, name, "a 1-D array of scores, one per row")
     s = _squeeze_frame(y_score, name)
     if _is_pandas(s, "Series") or _is_polars(s, "Series"):
         s = s.to_numpy()
+    s = real_input(s, name)  # no text, no complex numbers; masked entries are missing
     try:
         arr = np.asarray(s, dtype=np.float64)
     except (TypeError, ValueError):

@@ -3,8 +3,8 @@
 When ``y_proba`` (scoring rules) or ``y_true`` / ``y_pred`` (agreement metrics) is an array of
 an array-API library other than NumPy, :mod:`ordmetrics.scoring` and
 :mod:`ordmetrics.agreement` hand the call to this module, which computes in that library, on
-the array's device, with the operations of the array API standard (through the optional
-package ``array-api-compat``: ``pip install 'ordmetrics[array-api]'``). NumPy arrays, lists,
+the array's device, with the operations of the array API standard (through
+``array-api-compat``, a dependency of ordmetrics). NumPy arrays, lists,
 pandas and polars objects never come here: they keep the compiled kernels of
 :mod:`ordmetrics._kernels`. The test that routes a call, :func:`is_device_array`, looks only at
 the type of the argument.
@@ -69,7 +69,7 @@ import math
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -83,6 +83,7 @@ from ._validation import (
     _type_name,
     as_proba,
     as_weights,
+    check_flag,
     check_labels,
     check_lengths,
     check_option,
@@ -104,7 +105,7 @@ DEVICE_RESULTS = ("array", "float")
 
 _RESULTS: ContextVar[str] = ContextVar("ordmetrics_device_results", default="array")
 
-_INSTALL = "pip install 'ordmetrics[array-api]'"
+_INSTALL = "pip install array-api-compat"
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,8 +183,9 @@ def _compat() -> ModuleType:
         import array_api_compat
     except ImportError:
         raise ImportError(
-            "ordmetrics computes on PyTorch, JAX and CuPy arrays through the optional package "
-            f"array-api-compat, which is not installed: {_INSTALL}. Or pass NumPy arrays."
+            "ordmetrics computes on PyTorch, JAX and CuPy arrays through the package "
+            "array-api-compat, a dependency of ordmetrics that is missing from this "
+            f"environment: {_INSTALL}. Or pass NumPy arrays."
         ) from None
     return array_api_compat
 
@@ -341,6 +343,25 @@ def _device_weights(sp: _Space, sample_weight: Any, n: int, ref: Any, ref_name: 
     return w if xp.isdtype(w.dtype, "real floating") else xp.astype(w, sp.fdtype)
 
 
+def _unit_weights(sp: _Space, w: Any) -> tuple[Any, Any]:
+    """``(w / m, m)`` on the device, m the largest finite |weight| (1 when there is none).
+
+    Weights count only through their ratios; dividing by the largest one (on the device: no
+    host transfer, the array API having no ``ldexp``) keeps every weighted sum far from
+    overflow and subnormal underflow whatever their scale (up to the float maximum, down to
+    subnormals), as the power-of-two scaling of the NumPy path (``_numerics.scale_weights``)
+    does; the division rounds each weight once (about 1e-16 relative). NaN, negative and
+    infinite weights stay NaN, negative and infinite for the checks.
+    """
+    xp = sp.xp
+    w = xp.astype(w, sp.fdtype, copy=False)  # divided in float64 where available
+    zero = xp.zeros((), dtype=w.dtype, device=sp.device)
+    a = xp.abs(w)
+    top = xp.max(xp.where(xp.isinf(a) | xp.isnan(a), zero, a)) if w.shape[0] else zero
+    m = xp.where(top > 0.0, top, xp.ones((), dtype=w.dtype, device=sp.device))
+    return w / m, m
+
+
 # --------------------------------------------------------------------------------------------
 # Scoring rules
 # --------------------------------------------------------------------------------------------
@@ -359,7 +380,7 @@ def _proba(sp: _Space, y_proba: Any, renormalize: bool) -> Any:
         raise AssertionError("unreachable")  # pragma: no cover - as_proba raised
     if P.dtype != xp.float32 and P.dtype != xp.float64:  # integers, booleans, float16, ...
         P = xp.astype(P, sp.fdtype)
-    if renormalize:
+    if check_flag(renormalize, "renormalize"):
         s = _row_sums(sp, P, keepdims=True)
         if any(_flags(sp, xp.any(P < 0.0), xp.any(s == 0.0))):
             _renormalize(_to_host(sp, P), "y_proba")  # raises the NumPy path's message
@@ -397,31 +418,63 @@ def _true_proba(sp: _Space, P: Any, y: Any, cls: Any) -> Any:
     return xp.sum(xp.where(onehot, P, xp.zeros((), dtype=P.dtype, device=sp.device)), axis=1)
 
 
+def _wrong(sp: _Space, P: Any, y: Any, hi: Any, cls: Any, py: Any, param: float) -> Any:
+    """The penalty indicator of PBS and PLL (:func:`ordmetrics._kernels._wrong`), boolean."""
+    xp = sp.xp
+    m = hi > py
+    if int(param) & K.PBS_UNPENALIZED:
+        return m  # the authors' Algorithm 1: only a class strictly above p_y
+    # arg-max decision (ties to the lowest class) != y: some class before y ties or beats p_y
+    before = cls[None, :] < y[:, None]
+    return m | xp.any(before & (P >= py[:, None]), axis=1)
+
+
 def _scores(sp: _Space, P: Any, y: Any, hi: Any, rule: int, param: float) -> Any:
     """Per-sample scores of ``rule`` (the formulas of :mod:`ordmetrics._kernels`)."""
     xp = sp.xp
     k = P.shape[1]
     dt = P.dtype
     cls = xp.arange(k, dtype=y.dtype, device=sp.device)
-    if rule in (K.RPS, K.SA_RPS):
+    if rule in (K.RPS, K.SA_RPS, K.CDF_L1):
         H = xp.astype(cls[None, : k - 1] >= y[:, None], dt)  # H_k = 1{y <= k}
         D = _cumulative(sp, P) - H
         if rule == K.RPS:
             s = xp.sum(D * D, axis=1)
             return s / (k - 1) if param != 0.0 else s
-        a = xp.sum(xp.abs(D), axis=1) / (k - 1)
+        a = xp.sum(xp.abs(D), axis=1)
+        if rule == K.CDF_L1:
+            return a / (k - 1) if param != 0.0 else a
+        a = a / (k - 1)
         return a * a
+    if rule == K.SPHERICAL:  # 1 - (p_y / ||p||_alpha)^(alpha - 1), p scaled by its max
+        top = xp.where(hi > 0.0, hi, xp.ones_like(hi))[:, None]
+        X = P / top
+        py = _true_proba(sp, X, y, cls)
+        if param == 2.0:
+            ratio = py / xp.sqrt(xp.sum(X * X, axis=1))
+            return 1.0 - xp.clip(ratio, 0.0, 1.0)
+        ratio = py / xp.sum(X**param, axis=1) ** (1.0 / param)
+        return 1.0 - xp.clip(ratio, 0.0, 1.0) ** (param - 1.0)
     if rule in (K.BRIER, K.PBS):
         D = P - xp.astype(cls[None, :] == y[:, None], dt)
         s = xp.sum(D * D, axis=1)
-        if rule == K.PBS:  # m = 1{some p_k > p_y}: the row max beats p_y (ties are not)
-            s = s + xp.astype(hi > _true_proba(sp, P, y, cls), dt) * ((k - 1) / k)
+        if rule == K.PBS:
+            scale = int(param) >> 1
+            pen = (k - 1) / k
+            if scale != 0:  # Algorithm 2 and the authors' code: the Brier term over K
+                s = s / k
+            if scale == 1:  # Algorithm 2: the penalty over K as well
+                pen = pen / k
+            m = _wrong(sp, P, y, hi, cls, _true_proba(sp, P, y, cls), param)
+            s = s + xp.astype(m, dt) * pen
         return s
-    # LOG_LOSS, PLL: -ln p_y (+ ln(K) m); p_y clipped to [eps, 1 - eps] only when eps > 0
+    # LOG_LOSS, PLL: -ln p_y (+ ln(K) m); p_y clipped to [eps, 1 - eps] only for log_loss
     py = _true_proba(sp, P, y, cls)
-    pc = xp.clip(py, param, 1.0 - param) if param > 0.0 else py
+    pc = xp.clip(py, param, 1.0 - param) if (rule == K.LOG_LOSS and param > 0.0) else py
     # penalty - ln p, or 0 - ln p: never -0.0 (unlike -ln 1)
-    pen = xp.astype(hi > py, dt) * math.log(k) if rule == K.PLL else 0.0
+    pen = (
+        xp.astype(_wrong(sp, P, y, hi, cls, py, param), dt) * math.log(k) if rule == K.PLL else 0.0
+    )
     with np.errstate(divide="ignore"):  # ln 0 = -inf is intended (NumPy-backed libraries warn)
         return pen - xp.log(pc)
 
@@ -460,7 +513,8 @@ def evaluate(
     renormalize : bool
         Rescale each row to sum 1 first (on the device).
     param : float
-        The rule's option (RPS: normalize flag; log rules: eps, 0 = no clipping).
+        The rule's option (RPS, cdf_l1: normalize flag; log_loss: eps, 0 = no clipping;
+        PBS, PLL: option codes of :mod:`ordmetrics._kernels`; spherical: alpha).
 
     Returns
     -------
@@ -506,7 +560,8 @@ def evaluate(
     if w is not None:
         missing = missing | xp.isnan(w)
         bad = bad | (w < 0.0) | xp.isinf(w)
-        wc = xp.astype(w, dt)  # the weights in the dtype of the computation
+        w_unit, w_max = _unit_weights(sp, w)  # largest weight 1: no overflow, no subnormals
+        wc = xp.astype(w_unit, dt)  # the weights in the dtype of the computation
         overflow = xp.any(xp.isinf(wc) & ~xp.isinf(w))
         no_weight = ~xp.any((w > 0.0) & ~missing)
     else:
@@ -561,6 +616,8 @@ def evaluate(
             wsum = xp.sum(wc)
         # both factors zeroed, so that 0 * inf (weight 0, infinite score) never arises
         total = xp.sum(xp.where(counted, wc, zero) * xp.where(counted, s, zero))
+    if reduction == "sum" and wc is not None:  # back to the caller's units
+        total = total * xp.astype(w_max, dt)
     return _scalar_out(total if reduction == "sum" else total / wsum)
 
 
@@ -769,6 +826,8 @@ def agreement_scalar(
     from .agreement import _UNDEFINED, counts_evaluator
 
     data = _prepare_hard(y_true, y_pred, labels, sample_weight, nan_policy)
+    if data.weight is not None:  # only ratios of the counts matter: no overflow
+        data = replace(data, weight=_unit_weights(data.sp, data.weight)[0])
     f = counts_evaluator(name, data.n_classes, **options)
     sp = data.sp
     if data.propagate:
@@ -818,6 +877,8 @@ def confusion_matrix(
     if normalize is not None:
         check_option(normalize, "normalize", NORMALIZE)
     data = _prepare_hard(y_true, y_pred, labels, sample_weight, nan_policy)
+    if normalize is not None and data.weight is not None:  # ratios only: no overflow
+        data = replace(data, weight=_unit_weights(data.sp, data.weight)[0])
     sp, xp, k = data.sp, data.sp.xp, data.n_classes
     if data.propagate:
         return xp.full((k, k), math.nan, dtype=sp.fdtype, device=sp.device)

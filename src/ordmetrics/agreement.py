@@ -17,6 +17,8 @@ mmae               max over true classes of the per-class MAE    [0, K-1]   0 (m
 accuracy           sum_i O_ii                                    [0, 1]     1 (max)
 within_k_accuracy  sum of O_ij with |i-j| <= k                   [0, 1]     1 (max)
 macro_f1           mean over present classes of 2 O_ii/(r_i+c_i) [0, 1]     1 (max)
+macro_precision    mean over present classes of O_ii / c_i       [0, 1]     1 (max)
+macro_recall       mean over present classes of O_ii / r_i       [0, 1]     1 (max)
 ================== ============================================= ========== ===========
 
 r and c are the row (true) and column (predicted) marginals of O.
@@ -26,14 +28,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from . import _xp  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
 from ._docs import fill_doc
+from ._numerics import scale_counts, scale_weights
 from ._registry import register
-from ._validation import Prepared, check_option, prepare_hard
+from ._validation import Prepared, check_flag, check_option, prepare_hard
 from ._warnings import warn_undefined
 from .decisions import COSTS, builtin_matrix, check_matrix
 
@@ -44,6 +48,8 @@ __all__ = [
     "expected_cost",
     "kappa",
     "macro_f1",
+    "macro_precision",
+    "macro_recall",
     "mae",
     "mmae",
     "qwk",
@@ -77,6 +83,8 @@ AGREEMENT_METRICS = (
     "accuracy",
     "within_k_accuracy",
     "macro_f1",
+    "macro_precision",
+    "macro_recall",
 )
 
 
@@ -200,6 +208,20 @@ def _macro_f1_counts(M: np.ndarray) -> np.ndarray:
     return _nan_reduce(f1, "mean")
 
 
+def _macro_pr_counts(M: np.ndarray, axis: int) -> np.ndarray:
+    """Macro precision (``axis=-2``: O_ii / c_i) or recall (``axis=-1``: O_ii / r_i).
+
+    Over the classes present in y_true or y_pred (r_i + c_i > 0), as macro F1; a present
+    class with a zero denominator counts 0 (scikit-learn's ``zero_division=0``).
+    """
+    den = M.sum(axis=axis)
+    support = M.sum(axis=-1) + M.sum(axis=-2)
+    diag = np.diagonal(M, axis1=-2, axis2=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.where(den > 0, diag / np.where(den > 0, den, 1.0), 0.0)
+    return _nan_reduce(np.where(support > 0, v, np.nan), "mean")
+
+
 _UNDEFINED = {
     "kappa": "the chance disagreement sum(W * E) is 0 (e.g. y_true and y_pred hold one and "
     "the same class throughout)",
@@ -229,7 +251,11 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
             if name == "expected_cost"
             else (builtin_matrix("absolute", k))
         )
-        norm = bool(options.pop("normalize", False)) if name == "expected_cost" else False
+        norm = (
+            check_flag(options.pop("normalize", False), "normalize")
+            if name == "expected_cost"
+            else False
+        )
         f = lambda M: _cost_counts(M, C, norm)  # noqa: E731
     elif name == "amae":
         f = lambda M: _nan_reduce(_per_class_mae(M), "mean")  # noqa: E731
@@ -242,13 +268,19 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
         f = lambda M: _within_counts(M, kk)  # noqa: E731
     elif name == "macro_f1":
         f = _macro_f1_counts
+    elif name == "macro_precision":
+        f = lambda M: _macro_pr_counts(M, -2)  # noqa: E731
+    elif name == "macro_recall":
+        f = lambda M: _macro_pr_counts(M, -1)  # noqa: E731
     else:
         raise ValueError(
             f"{name!r} is not an agreement metric; choose one of {', '.join(AGREEMENT_METRICS)}."
         )
     if options:
         raise TypeError(f"{name}() got unexpected keyword arguments {sorted(options)}.")
-    return f
+    # every metric is a ratio of sums and products of counts: scaling each matrix by a power
+    # of two is exact and keeps products such as outer(r, c) finite and normal at any scale
+    return lambda M: f(scale_counts(M))
 
 
 def _scalar(
@@ -271,7 +303,9 @@ def _scalar(
     f = counts_evaluator(name, prep.n_classes, **options)
     if prep.propagate:
         return math.nan
-    return warn_if_undefined(name, float(f(_counts(prep))))
+    w, _ = scale_weights(prep.weight)  # exact; the counts cannot overflow (ordmetrics._numerics)
+    counts = _counts(replace(prep, weight=w))
+    return warn_if_undefined(name, float(f(counts)))
 
 
 def warn_if_undefined(name: str, value: float, shown: str | None = None) -> float:
@@ -362,9 +396,11 @@ def confusion_matrix(
     if prep.weight is None and normalize is None:
         flat = np.bincount(prep.y_true * k + prep.other, minlength=k * k)
         return flat.reshape(k, k).astype(np.int64, copy=False)
-    counts = _counts(prep)
     if normalize is None:
-        return counts
+        return _counts(prep)
+    # proportions are free of the weights' scale: count in exactly rescaled units so that
+    # weights near the float maximum cannot overflow a cell or a total
+    counts = _counts(replace(prep, weight=scale_weights(prep.weight)[0]))
     if normalize == "all":
         return counts / counts.sum()
     axis = 1 if normalize == "true" else 0
@@ -873,6 +909,106 @@ def macro_f1(
     return _scalar("macro_f1", y_true, y_pred, labels, sample_weight, nan_policy)
 
 
+@fill_doc(params=_PARAMS_TEMPLATE)
+def macro_precision(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Macro-averaged precision over the classes present in ``y_true`` or ``y_pred``.
+
+    .. math::
+
+        \text{macro-precision} = \frac{1}{|S|} \sum_{i \in S} \frac{O_{ii}}{c_i},
+        \qquad S = \{i : r_i + c_i > 0\}
+
+    c_i the (weighted) number of predictions of class i, r_i that of true class i; a class
+    of S that is never predicted (c_i = 0) has precision 0.
+
+    Parameters
+    ----------
+    %(params)s
+
+    Returns
+    -------
+    float
+        The macro precision.
+
+    Notes
+    -----
+    Range [0, 1]; higher is better; 1 is perfect. The classes are those of macro F1
+    (:func:`macro_f1`): a class of the label set that occurs neither in ``y_true`` nor in
+    ``y_pred`` (with positive weight) is left out of the mean. Equals scikit-learn's
+    ``precision_score(average="macro", labels=S, zero_division=0)``. Ignores the order of
+    the classes.
+
+    References
+    ----------
+    .. [1] Sokolova, M., Lapalme, G. (2009). A systematic analysis of performance measures
+       for classification tasks. Information Processing & Management 45(4), 427-437.
+
+    Examples
+    --------
+    >>> from ordmetrics import macro_precision
+    >>> round(macro_precision([0, 1, 3, 3], [0, 2, 3, 1]), 6)  # (1 + 0 + 0 + 1) / 4
+    0.5
+    """
+    return _scalar("macro_precision", y_true, y_pred, labels, sample_weight, nan_policy)
+
+
+@fill_doc(params=_PARAMS_TEMPLATE)
+def macro_recall(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> float:
+    r"""Macro-averaged recall over the classes present in ``y_true`` or ``y_pred``.
+
+    .. math::
+
+        \text{macro-recall} = \frac{1}{|S|} \sum_{i \in S} \frac{O_{ii}}{r_i},
+        \qquad S = \{i : r_i + c_i > 0\}
+
+    r_i the (weighted) number of rows of true class i; a class of S that never occurs in
+    ``y_true`` (r_i = 0, predicted only) has recall 0.
+
+    Parameters
+    ----------
+    %(params)s
+
+    Returns
+    -------
+    float
+        The macro recall.
+
+    Notes
+    -----
+    Range [0, 1]; higher is better; 1 is perfect. The classes are those of macro F1
+    (:func:`macro_f1`). Equals scikit-learn's ``recall_score(average="macro", labels=S,
+    zero_division=0)``. Over the classes of ``y_true`` only it would be the balanced
+    accuracy; here a class that is predicted but never true counts 0. Ignores the order of
+    the classes.
+
+    References
+    ----------
+    .. [1] Sokolova, M., Lapalme, G. (2009). A systematic analysis of performance measures
+       for classification tasks. Information Processing & Management 45(4), 427-437.
+
+    Examples
+    --------
+    >>> from ordmetrics import macro_recall
+    >>> round(macro_recall([0, 1, 3, 3], [0, 2, 3, 1]), 6)  # (1 + 0 + 0 + 0.5) / 4
+    0.375
+    """
+    return _scalar("macro_recall", y_true, y_pred, labels, sample_weight, nan_policy)
+
+
 # --------------------------------------------------------------------------------------------
 # Registry entries
 # --------------------------------------------------------------------------------------------
@@ -902,6 +1038,8 @@ for _func, _direction, _range, _perfect, _desc, _note in [
     (accuracy, "maximize", (0, 1), 1.0, "accuracy", ""),
     (within_k_accuracy, "maximize", (0, 1), 1.0, "fraction within k classes (k=1)", ""),
     (macro_f1, "maximize", (0, 1), 1.0, "macro-averaged F1 over present classes", ""),
+    (macro_precision, "maximize", (0, 1), 1.0, "macro precision over present classes", ""),
+    (macro_recall, "maximize", (0, 1), 1.0, "macro recall over present classes", ""),
 ]:
     register(
         _func,

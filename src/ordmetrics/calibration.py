@@ -29,7 +29,10 @@ Binning strategies (``n_bins`` = B bins):
 
 ``"uniform"``
     Bin b = min(floor(f * B), B - 1) on [0, 1]; edges 0, 1/B, ..., 1. A forecast of exactly 1
-    (or a cumulative forecast a rounding error above it) goes to the last bin.
+    (or a cumulative forecast a rounding error above it) goes to the last bin, and a forecast
+    within 1e-12 below an edge j / B lies on the edge and goes to bin j (``0.57 * 100`` is
+    ``56.99999999999999`` in float64; 0.57 goes to bin 57): the tie rule of
+    :mod:`ordmetrics._numerics`.
 ``"quantile"``
     Equal (weighted) mass. The inner edges are the weighted quantiles
     q_j = min{v : W(values <= v) >= j W / B}, j = 1..B-1, of the forecast values (rows of
@@ -37,25 +40,35 @@ Binning strategies (``n_bins`` = B bins):
     smallest value). Equivalently, a value v goes to bin min(floor(B W_{<v} / W), B - 1), where
     W_{<v} is the weight of the values strictly below v. All rows with the same value share a
     bin (ties are never split), so heavy ties can leave bins empty; without ties and with N
-    unit-weight rows, B dividing N, every bin holds exactly N / B rows.
+    unit-weight rows, B dividing N, every bin holds exactly N / B rows. By the tie rule of
+    :mod:`ordmetrics._numerics`, forecasts equal within 1e-12 are tied (a cumulative forecast
+    carries rounding), and W_{<v} / W within 1e-12 below j / B counts as j / B, so that the
+    bins do not depend on the scale of the weights: with ``w = [1, 3, 2]`` and ``0.3 * w``
+    (0.8999999999999999 for 0.3 * 3) the same rows share a bin.
+
+Weights are scaled by an exact power of two before binning
+(:func:`ordmetrics._numerics.scale_weights`): every result is the same for w and c w, and the
+weights reported by :func:`reliability` are in the caller's units.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ._docs import fill_doc
+from ._numerics import bin_of_fraction, group_ids_sorted, scale_weights, snap
 from ._registry import MetricSpec, get_metric, list_metrics, register
 from ._validation import (
     Prepared,
     _type_name,
     as_proba,
     as_weights,
+    check_flag,
     check_option,
     encode_labels,
     prepare_proba,
@@ -142,7 +155,9 @@ def _prepare(
         renormalize=renormalize,
     )
     P = np.asarray(prep.other, dtype=np.float64)
-    w = np.ones(P.shape[0]) if prep.weight is None else np.asarray(prep.weight, dtype=np.float64)
+    # weights scaled by an exact power of two (ordmetrics._numerics.scale_weights): W_b, the
+    # products w_i f_i and every sum stay finite and normal at any scale of the weights
+    w = np.ones(P.shape[0]) if prep.weight is None else scale_weights(prep.weight)[0]
     if not prep.propagate and not w.sum() > 0:
         raise ValueError(
             "sample_weight sums to 0 over the rows that are scored; at least one row needs a "
@@ -193,7 +208,8 @@ def _bin_index(
         index = np.empty((n, e), dtype=np.int64)
         values = []
         for j in range(e):  # loop over events
-            v, inv = np.unique(f[:, j], return_inverse=True)
+            # distinct values by the tie rule (a cumulative forecast carries rounding)
+            v, inv = np.unique(snap(f[:, j]), return_inverse=True)
             index[:, j] = inv.reshape(-1)
             values.append(v)
         b = max(v.size for v in values)
@@ -202,24 +218,41 @@ def _bin_index(
             table[j, : v.size] = v
         return index, table, b
     if strategy == "uniform":
-        index = np.minimum(np.floor(f * n_bins), n_bins - 1).astype(np.int64)
-        np.maximum(index, 0, out=index)
+        # a forecast within the tie tolerance below an edge j / B lies on it (bin j)
+        index = bin_of_fraction(f, n_bins)
         edges = np.tile(np.linspace(0.0, 1.0, n_bins + 1), (e, 1))
         return index, edges, n_bins
-    # quantile: inner edges at the weighted quantiles, bin = number of inner edges below v
+    # quantile: a forecast v goes to bin min(floor(B W_{<v} / W), B - 1), with the forecasts
+    # grouped by the tie rule of ordmetrics._numerics (near-equal forecasts share a bin) and
+    # W_{<v} / W compared with the edges j / B by the same rule; rows of weight 0 take no
+    # part (they go to the bin of the group at or above their value, and add nothing)
     index = np.empty((n, e), dtype=np.int64)
     edges = np.empty((e, n_bins + 1))
     positive = w > 0
+    zero = ~positive
+    wp = w[positive]
+    total = float(wp.sum())
     for j in range(e):  # loop over events
         col = np.ascontiguousarray(f[:, j])
-        order = np.argsort(col, kind="stable")
-        cum_w = np.cumsum(w[order])
-        targets = np.arange(1, n_bins) * cum_w[-1] / n_bins
-        inner = col[order[np.searchsorted(cum_w, targets, side="left")]]
-        index[:, j] = np.searchsorted(inner, col, side="left")
-        edges[j, 1:-1] = inner
-        edges[j, 0] = col[positive].min()
-        edges[j, -1] = col[positive].max()
+        cp = col[positive]
+        order = np.argsort(cp, kind="stable")
+        sv = cp[order]
+        gid = group_ids_sorted(sv)
+        n_groups = int(gid[-1]) + 1
+        gw = np.bincount(gid, weights=wp[order], minlength=n_groups)
+        gbin = bin_of_fraction((np.cumsum(gw) - gw) / total, n_bins)
+        g_top = sv[np.append(np.flatnonzero(np.diff(gid)), sv.size - 1)]  # group maxima
+        at = np.empty(cp.size, dtype=np.int64)
+        at[order] = gid
+        index[positive, j] = gbin[at]
+        if zero.any():
+            at_zero = np.searchsorted(g_top, col[zero], side="left")
+            index[zero, j] = gbin[np.minimum(at_zero, n_groups - 1)]
+        # inner edge q_b (b = 1..B-1): the largest forecast of the bins below b
+        last_below = np.searchsorted(gbin, np.arange(1, n_bins), side="left") - 1
+        edges[j, 1:-1] = g_top[np.maximum(last_below, 0)]
+        edges[j, 0] = sv[0]
+        edges[j, -1] = sv[-1]
     return index, edges, n_bins
 
 
@@ -284,6 +317,65 @@ def _ece_reduce(
     return np.sum(weight / total * gap, axis=-1)
 
 
+def _event_columns(
+    P: np.ndarray, y: np.ndarray, view: str
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The forecasts and outcomes of the events of ``view`` ("classwise" or "cumulative"), one
+    event at a time: two vectors of N values each, never the (N, E) matrices of
+    :func:`_events` (whose values they equal bit for bit: the cumulative forecasts are added
+    column by column in the order of ``np.cumsum``).
+
+    The two vectors are buffers reused from one event to the next: use them before asking for
+    the next event.
+    """
+    n, k = P.shape
+    f = np.empty(n, dtype=P.dtype)
+    o = np.empty(n)
+    for j in range(k if view == "classwise" else k - 1):
+        if view == "classwise" or j == 0:
+            f[:] = P[:, j]
+            np.equal(y, j, out=o, casting="unsafe")
+        else:
+            np.add(f, P[:, j], out=f)  # F_j = F_{j-1} + p_j, as np.cumsum adds
+        if view == "cumulative":
+            np.less_equal(y, j, out=o, casting="unsafe")
+        yield f, o
+
+
+def _column_sums(
+    f: np.ndarray,
+    o: np.ndarray,
+    w: np.ndarray,
+    n_bins: int | None,
+    strategy: str,
+    tmp: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(index, edges, weight, sum_forecast, sum_event)`` of one event (vectors ``f``, ``o``):
+    the binning and the sums of :func:`_bin_sums` for a single column (``tmp``: a buffer of N
+    values, overwritten)."""
+    index2, edges, b = _bin_index(f[:, None], w, n_bins, strategy)
+    index = index2[:, 0]
+    del index2
+    weight = np.bincount(index, weights=w, minlength=b)
+    s_f = np.bincount(index, weights=np.multiply(w, f, out=tmp), minlength=b)
+    s_o = np.bincount(index, weights=np.multiply(w, o, out=tmp), minlength=b)
+    return index, edges[0], weight, s_f, s_o
+
+
+def _ece_columns(
+    P: np.ndarray, y: np.ndarray, w: np.ndarray, view: str, n_bins: int, strategy: str
+) -> np.ndarray:
+    """Binary ECE of every event of ``view`` ("classwise", "cumulative"), one event at a time:
+    the memory beyond the input is a few vectors of N values, whatever K."""
+    total = float(w.sum())
+    tmp = np.empty(w.size)
+    out = []
+    for f, o in _event_columns(P, y, view):
+        _, _, weight, s_f, s_o = _column_sums(f, o, w, n_bins, strategy, tmp)
+        out.append(ece_from_sums(weight[None], s_f[None], s_o[None], total)[0])
+    return np.array(out)
+
+
 def _ece_per_event(
     view: str,
     y_true: Any,
@@ -301,6 +393,8 @@ def _ece_per_event(
     prep, P, w = _prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
     if prep.propagate:
         return None
+    if view != "top_label" and nb is not None:  # one event at a time (bounded memory)
+        return _ece_columns(P, prep.y_true, w, view, nb, strategy)
     f, o = _events(P, prep.y_true, view)
     bins = _bin_sums(f, o, w, nb, strategy)
     return ece_from_sums(bins.weight, bins.sum_forecast, bins.sum_event, bins.total_weight)
@@ -676,7 +770,11 @@ def reliability(
         f, o = _events(P, prep.y_true, view)
         bins = _bin_sums(f, o, w, nb, strategy)
         mean_f, mean_o = bins.means
-        weight, edges, total = bins.weight, bins.edges, bins.total_weight
+        # the weights back in the caller's units (the bins used them scaled by 2^-e)
+        e = 0 if prep.weight is None else scale_weights(prep.weight)[1]
+        with np.errstate(over="ignore"):
+            weight, total = np.ldexp(bins.weight, e), float(np.ldexp(bins.total_weight, e))
+        edges = bins.edges
     if view == "top_label":
         edges, mean_f, mean_o, weight = edges[0], mean_f[0], mean_o[0], weight[0]
     return ReliabilityDiagram(
@@ -747,31 +845,53 @@ class ScoreDecomposition:
         return bool(abs(self.components_sum - self.score) <= atol)
 
 
+def _weighted_sum(w: np.ndarray, x: np.ndarray) -> float:
+    """sum_i w_i x_i by NumPy's pairwise summation (``x`` is overwritten with w x): more
+    accurate than a BLAS dot product, and free of its thread start-up cost."""
+    np.multiply(x, w, out=x)
+    return float(x.sum())
+
+
 def _decompose_events(
-    f: np.ndarray, o: np.ndarray, w: np.ndarray, n_bins: int | None, strategy: str
+    columns: Iterable[tuple[np.ndarray, np.ndarray]],
+    w: np.ndarray,
+    n_bins: int | None,
+    strategy: str,
 ) -> np.ndarray:
-    """Per event: score, REL, RES, UNC, WBV, WBC of the binary Brier score, shape (6, E)."""
-    e = f.shape[1]
-    bins = _bin_sums(f, o, w, n_bins, strategy)
-    total = bins.total_weight
-    filled = bins.weight > 0
-    mean_f, mean_o = bins.means
-    if n_bins is None:  # the bin's forecast is its distinct value itself: WBV = WBC = 0
-        mean_f = np.where(np.isnan(bins.edges), 0.0, bins.edges)
-    mean_f = np.where(filled, mean_f, 0.0)
-    mean_o = np.where(filled, mean_o, 0.0)
-    base_rate = bins.sum_event.sum(axis=1) / total
-    rel = np.sum(bins.weight * (mean_f - mean_o) ** 2, axis=1) / total
-    res = np.sum(bins.weight * (mean_o - base_rate[:, None]) ** 2, axis=1) / total
-    unc = base_rate * (1.0 - base_rate)
-    b = bins.weight.shape[1]
-    flat = bins.index + np.arange(e) * b
-    dev_f = f - mean_f.ravel()[flat]
-    dev_o = o - mean_o.ravel()[flat]
-    wbv = w @ (dev_f * dev_f) / total
-    wbc = 2.0 * (w @ (dev_f * dev_o)) / total
-    score = w @ ((f - o) ** 2) / total
-    return np.stack([score, rel, res, unc, wbv, wbc])
+    """Per event: score, REL, RES, UNC, WBV, WBC of the binary Brier score, shape (6, E).
+
+    The events come one at a time (``(f, o)`` vectors of N values, from
+    :func:`_event_columns`), so the memory beyond the input is a few vectors of N values.
+    """
+    total = float(w.sum())
+    dev_f, dev_o = np.empty(w.size), np.empty(w.size)  # buffers reused for every event
+    out = []
+    for f, o in columns:
+        index, edges, weight, s_f, s_o = _column_sums(f, o, w, n_bins, strategy, dev_f)
+        filled = weight > 0
+        mean_f, mean_o = _bin_means(weight, s_f, s_o)
+        if n_bins is None:  # the bin's forecast is its distinct value itself: WBV = WBC = 0
+            mean_f = np.where(np.isnan(edges), 0.0, edges)
+        mean_f = np.where(filled, mean_f, 0.0)
+        mean_o = np.where(filled, mean_o, 0.0)
+        base_rate = s_o.sum() / total
+        rel = np.sum(weight * (mean_f - mean_o) ** 2) / total
+        res = np.sum(weight * (mean_o - base_rate) ** 2) / total
+        unc = base_rate * (1.0 - base_rate)
+        np.take(mean_f, index, out=dev_f, mode="clip")
+        np.subtract(f, dev_f, out=dev_f)  # f_i - f_b(i)
+        np.take(mean_o, index, out=dev_o, mode="clip")
+        np.subtract(o, dev_o, out=dev_o)  # o_i - o_b(i)
+        del index
+        np.multiply(dev_o, dev_f, out=dev_o)
+        wbc = 2.0 * _weighted_sum(w, dev_o) / total
+        np.multiply(dev_f, dev_f, out=dev_f)
+        wbv = _weighted_sum(w, dev_f) / total
+        np.subtract(f, o, out=dev_f)
+        np.multiply(dev_f, dev_f, out=dev_f)
+        score = _weighted_sum(w, dev_f) / total
+        out.append([score, rel, res, unc, wbv, wbc])
+    return np.array(out, dtype=np.float64).reshape(-1, 6).T
 
 
 def _decomposition(
@@ -791,8 +911,8 @@ def _decomposition(
     prep, P, w = _prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
     if prep.propagate:
         return ScoreDecomposition(*([math.nan] * 6))
-    f, o = _events(P, prep.y_true, "classwise" if rule == "brier" else "cumulative")
-    parts = _decompose_events(f, o, w, nb, strategy)
+    view = "classwise" if rule == "brier" else "cumulative"
+    parts = _decompose_events(_event_columns(P, prep.y_true, view), w, nb, strategy)
     total = parts.sum(axis=1)
     if rule == "rps" and normalize:
         total = total / (P.shape[1] - 1)
@@ -815,9 +935,11 @@ _DECOMP_NOTES = """\
           (f_i - f_{b(i)})}_{\\mathrm{WBC}}
 
     an exact identity (Stephenson, Coelho & Jolliffe 2008). With ``n_bins=None`` every
-    distinct forecast value is its own bin, WBV = WBC = 0 exactly, and this is the classical
-    decomposition of Murphy (1973). With ``n_bins`` bins the within-bin terms carry what the
-    binning hides, so the parts still add up to the score."""
+    distinct forecast value is its own bin, WBV = WBC = 0, and this is the classical
+    decomposition of Murphy (1973); forecasts equal within 1e-12 count as one value (the tie
+    rule of :mod:`ordmetrics._numerics`: a cumulative forecast F_k carries rounding), which
+    leaves within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
+    terms carry what the binning hides, so the parts still add up to the score."""
 
 
 @fill_doc(params=_PARAMS_TEMPLATE, decomposition=_DECOMP_NOTES)
@@ -979,7 +1101,7 @@ def rps_decomposition(
         sample_weight,
         nan_policy,
         renormalize,
-        normalize,
+        check_flag(normalize, "normalize"),
     )
 
 
@@ -1193,7 +1315,7 @@ def skill_score(
             f"skill_score compares mean scores; reduction must be 'mean' (or left out), got "
             f"{reduction!r}."
         )
-    renormalize = bool(score_kwargs.pop("renormalize", False))
+    renormalize = check_flag(score_kwargs.pop("renormalize", False), "renormalize")
     prep, P, w = _prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
     if prep.propagate:
         return math.nan

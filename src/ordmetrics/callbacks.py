@@ -49,7 +49,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._registry import MetricSpec, get_metric
-from ._validation import _type_name, check_option
+from ._validation import _type_name, check_flag, check_option
 from .decisions import RULES, decide
 from .frame import _DECISION_KINDS, MetricEntry, MetricSet, _as_metric_set
 
@@ -125,7 +125,7 @@ class _Metrics:
         self.decision = decision
         self.names: tuple[str, ...] = tuple(prefix + n for n in self.metric_set.names)
         self.modes: dict[str, Literal["min", "max"]] = {
-            prefix + e.name: monitor_mode(e) for e in self.metric_set
+            name: monitor_mode(e) for name, e in zip(self.names, self.metric_set, strict=True)
         }
 
     def __getstate__(self) -> dict[str, Any]:
@@ -139,7 +139,9 @@ class _Metrics:
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["entries"], state["labels"], state["prefix"], state["decision"])
+        _Metrics.__init__(
+            self, state["entries"], state["labels"], state["prefix"], state["decision"]
+        )
 
     def compute(self, y: Any, P: np.ndarray, w: Any, where: str) -> dict[str, float]:
         """Every metric of the set on (y, P, w); ``where`` goes into the note of an error."""
@@ -332,7 +334,7 @@ def _check_validation_data(validation_data: Any) -> tuple[Any, Any, Any]:
 def _make_keras_callback() -> type:
     keras = _import_keras()
 
-    class KerasOrdmetricsCallback(keras.callbacks.Callback):  # type: ignore[misc,name-defined]
+    class KerasOrdmetricsCallback(keras.callbacks.Callback):  # type: ignore[name-defined]
         def __init__(
             self,
             validation_data: tuple[Any, ...],
@@ -347,9 +349,7 @@ def _make_keras_callback() -> type:
             super().__init__()
             self._metrics = _Metrics(metrics, labels, prefix, decision)
             self._x, self._y, self._w = _check_validation_data(validation_data)
-            if not isinstance(from_logits, bool):
-                raise TypeError(f"from_logits must be True or False; got {from_logits!r}.")
-            self.from_logits = from_logits
+            self.from_logits = check_flag(from_logits, "from_logits")
             self.batch_size = batch_size
             self.history: dict[str, list[float]] = {n: [] for n in self._metrics.names}
             self.epochs: list[int] = []
@@ -513,7 +513,7 @@ def _make_lightning_callback() -> type:
     pl = _import_lightning()
     import torch
 
-    class LightningOrdmetricsCallback(pl.callbacks.Callback):  # type: ignore[misc,name-defined]
+    class LightningOrdmetricsCallback(pl.callbacks.Callback):  # type: ignore[name-defined]
         def __init__(
             self,
             metrics: Any = None,

@@ -5,6 +5,11 @@ Subcommands:
 * ``ordmetrics evaluate FILE --truth COL --proba COL,COL,...``: the metrics of the predictions
   in a CSV or Parquet file, optionally per group and with bootstrap intervals, as a table, JSON
   or CSV.
+* ``ordmetrics compare FILE --truth COL --models hgb_,logit_``: the metrics of two or more
+  models whose probability columns sit side by side in one file (given as column prefixes, or
+  as column lists with a repeated ``--model [NAME=]COL,COL,...``), each with a bootstrap
+  interval, and the paired bootstrap difference of every metric between each model and the
+  baseline (or every pair): interval, two-sided p-value and the better model.
 * ``ordmetrics report FILE ... --out report.html``: the same metrics with bootstrap intervals
   and the figures (retention curves, reliability diagrams, confusion matrix) and worst
   predictions, in one self-contained HTML file.
@@ -12,6 +17,10 @@ Subcommands:
   predictions of two models), print the table of both models and write a report.
 * ``ordmetrics list``: the registered metrics with their direction, range and properties.
 * ``ordmetrics index``: the same as a Markdown table (``docs/metrics.md``).
+
+FILE ``-`` reads standard input (whole, into memory). On a terminal, stderr shows a progress bar
+of the bootstrap resamples with the time left, and a one-line notice when the kernels compile
+(the first run); neither appears in a pipe or a file, nor ever on stdout.
 
 Exit codes: 0 on success, 2 on bad input (one line ``ordmetrics: error: ...`` on stderr, no
 traceback). Any other failure is a bug and shows its traceback.
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -33,21 +43,25 @@ import re
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from ._io import (
+    STDIN,
     InputError,
     MissingDependencyError,
     check_numeric,
+    fix_row_sums,
+    match_label_columns,
     parse_delimiter,
     read_table,
     resolve_columns,
 )
 from ._progress import clear as clear_progress
+from ._progress import notice
 from ._registry import PROPERTY_NAMES, get_metric, list_metrics
 
 #: Output formats of ``ordmetrics evaluate``.
@@ -143,8 +157,20 @@ def format_table(records: Sequence[dict[str, Any]], by: Sequence[str], intervals
     return _table(header, rows, right)
 
 
-def _json_number(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else value
+def _json_number(value: float | None) -> float | str | None:
+    """A number for JSON: finite as is, infinite as the string ``"inf"`` / ``"-inf"``, and
+    NaN (undefined) or missing as ``null``."""
+    if value is None or math.isnan(value):
+        return None
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _csv_number(value: float | None) -> str:
+    """A number for CSV: full precision, ``inf`` / ``-inf``, ``nan`` (undefined), and an
+    empty field when missing (no interval)."""
+    return "" if value is None else repr(float(value))
 
 
 def _group_value(value: Any) -> Any:
@@ -168,9 +194,10 @@ def format_json(records: Sequence[dict[str, Any]], by: Sequence[str]) -> str:
     -------
     str
         The JSON text, indented. Keys: the group columns, ``metric``, ``estimate``,
-        ``direction``, ``low``, ``high``. A number that is NaN or infinite, a missing
-        interval and a missing group value are ``null`` (JSON has no NaN or infinity); a
-        group value of a type JSON lacks (a date) is its text.
+        ``direction``, ``low``, ``high``. JSON has no NaN or infinity: an infinite number is
+        the string ``"inf"`` or ``"-inf"`` (e.g. the log loss of a zero probability on the true
+        class), an undefined number (NaN), a missing interval and a missing group value are
+        ``null``; a group value of a type JSON lacks (a date) is its text.
     """
     out = []
     for r in records:
@@ -199,8 +226,8 @@ def format_csv(records: Sequence[dict[str, Any]], by: Sequence[str]) -> str:
     -------
     str
         A header line and one line per record, without a final newline. Numbers are written
-        in full precision (``nan``, ``inf``); a missing value (no interval, a missing group
-        value) is an empty field.
+        in full precision; an infinite number is ``inf`` or ``-inf``, an undefined one (NaN)
+        ``nan``, and a missing value (no interval, a missing group value) an empty field.
     """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -210,10 +237,10 @@ def format_csv(records: Sequence[dict[str, Any]], by: Sequence[str]) -> str:
             [
                 *("" if _group_value(r[c]) is None else r[c] for c in by),
                 r["metric"],
-                repr(float(r["estimate"])),
+                _csv_number(r["estimate"]),
                 r["direction"],
-                "" if r["low"] is None else repr(float(r["low"])),
-                "" if r["high"] is None else repr(float(r["high"])),
+                _csv_number(r["low"]),
+                _csv_number(r["high"]),
             ]
         )
     return buf.getvalue().rstrip("\n")
@@ -254,6 +281,10 @@ def _labels(text: str | None, table: Any, truth: str, proba: list[str]) -> list[
     """``--labels`` in the type of the truth column; or an error when string truth has none."""
     import narwhals.stable.v2 as nw
 
+    from ._csv import ColumnTable, labels_option
+
+    if isinstance(table, ColumnTable):  # read without a data-frame library
+        return labels_option(text, table, truth, proba, _split)
     column = nw.from_native(table, eager_only=True)[truth]
     dtype = column.dtype
     if text is None:
@@ -272,6 +303,14 @@ def _labels(text: str | None, table: Any, truth: str, proba: list[str]) -> list[
             f"--labels lists {len(names)} classes but there are {len(proba)} probability "
             f"columns ({', '.join(proba)}); give one label per column, in the same order."
         )
+    if dtype == nw.Boolean:
+        flags = {"true": True, "false": False}
+        if any(v.lower() not in flags for v in names) or len({v.lower() for v in names}) < 2:
+            raise InputError(
+                f"truth column {truth!r} holds True/False, so --labels must be False,True (or "
+                f"True,False), in their ordinal order; got {text!r}."
+            )
+        return [flags[v.lower()] for v in names]
     if dtype.is_integer():
         cast: Any = int
     elif dtype.is_float():
@@ -291,23 +330,57 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise InputError(
             f"--bootstrap must be 0 (no intervals) or at least 2 resamples; got {args.bootstrap}."
         )
+    if args.bootstrap > 0:  # the most resamples the core accepts, checked before reading
+        from .evaluation import resampling
+
+        most = getattr(resampling, "MAX_RESAMPLES", None)
+        if most is not None and args.bootstrap > most:
+            raise InputError(
+                f"--bootstrap must be at most {most:,} resamples; got {args.bootstrap:,}. Use "
+                "1000 to 100,000 resamples."
+            )
+    if args.seed < 0:
+        raise InputError(f"--seed must be a non-negative integer; got {args.seed}.")
     if not 0.0 < args.confidence < 1.0:
-        hint = f" Pass a fraction, e.g. {args.confidence / 100:g}." if args.confidence > 1 else ""
+        level = args.confidence
+        hint = " Pass a fraction, e.g. 0.95 for 95% intervals."
+        if 50.0 <= level < 100.0:  # a percentage
+            hint = f" Pass a fraction, e.g. {level / 100:g} for {level:g}%."
+        raise InputError(f"--confidence must lie strictly between 0 and 1; got {level:g}.{hint}")
+    if getattr(args, "stream", False) and args.bootstrap > 0:
         raise InputError(
-            f"--confidence must lie strictly between 0 and 1; got {args.confidence:g}.{hint}"
+            "--stream reads the file in batches and computes no bootstrap intervals (they "
+            "resample the rows, which needs them all in memory); drop --stream to get "
+            f"intervals from --bootstrap {args.bootstrap}, or drop --bootstrap."
+        )
+    tol = getattr(args, "sum_tolerance", None)
+    if tol is not None and not (0.0 <= tol < 1.0):
+        raise InputError(
+            f"--sum-tolerance must be a number in [0, 1), the largest distance of a row sum "
+            f"from 1 that is accepted (e.g. 1e-5); got {tol:g}."
         )
 
 
-def _check_out(path: str) -> Path:
-    """The report's path; its directory must exist (checked before the work, not after)."""
+def _check_out(path: str, what: str = "the report") -> Path:
+    """The output's path; its directory must exist (checked before the work, not after)."""
     out = Path(path)
     if not out.parent.is_dir():
         raise InputError(
-            f"cannot write the report to {path!r}: the directory {str(out.parent)!r} does not "
-            "exist."
+            f"cannot write {what} to {path!r}: the directory {str(out.parent)!r} does not exist."
         )
     if out.is_dir():
-        raise InputError(f"cannot write the report to {path!r}: it is a directory.")
+        raise InputError(f"cannot write {what} to {path!r}: it is a directory.")
+    existed = out.exists()
+    try:  # open for appending, which changes nothing, to see that it can be written
+        with out.open("ab"):
+            pass
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {what} to {path!r}: {exc.strerror or exc}; choose a writable "
+            "path with --out."
+        ) from None
+    if not existed:
+        out.unlink()
     return out
 
 
@@ -315,7 +388,7 @@ def _read_input(args: argparse.Namespace, head: bool = False) -> _Input:
     """Read and check the file (``head``: only its first rows, to check columns and labels)."""
     _check_numbers(args)
     delimiter = parse_delimiter(args.delimiter)
-    source = str(args.file)
+    source = "standard input" if args.file == STDIN else str(args.file)
     table = read_table(args.file, delimiter=delimiter, head=head)
     by = _split(args.by, "--by")
     proba = resolve_columns(
@@ -332,8 +405,47 @@ def _read_input(args: argparse.Namespace, head: bool = False) -> _Input:
     if args.weight is not None:
         check_numeric(table, [args.weight], "weight", source)
     labels = _labels(args.labels, table, args.truth, proba)
+    try:
+        proba = match_label_columns(
+            proba, labels, prefix=args.proba_prefix, proba_arg="--proba", labels_arg="--labels"
+        )
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if not head:
+        table = _fix_rows(table, proba, args)
     metrics = _split(args.metrics, "--metrics") or None
     return _Input(table, source, args.truth, proba, by, args.weight, labels, metrics)
+
+
+#: The options of the row sums, as the messages of fix_row_sums name them.
+_ROW_OPTIONS = ("--renormalize", "--sum-tolerance")
+
+
+def _fix_rows(table: Any, proba: list[str], args: argparse.Namespace) -> Any:
+    """The table with its probability rows rescaled to sum 1 (``--renormalize``,
+    ``--sum-tolerance``); the table itself without those options."""
+    import numpy as np
+
+    renormalize, tol = args.renormalize, args.sum_tolerance
+    if not renormalize and tol is None:
+        return table
+    if isinstance(table, Mapping):  # a table of NumPy columns, read without a frame library
+        P = np.column_stack([np.asarray(table[c], dtype=np.float64) for c in proba])
+        fixed = fix_row_sums(P, renormalize=renormalize, sum_tolerance=tol, options=_ROW_OPTIONS)
+        columns = dict(table)
+        columns.update({c: fixed[:, j] for j, c in enumerate(proba)})
+        make: Any = type(table)
+        return make(columns)
+    import narwhals.stable.v2 as nw
+
+    frame = nw.from_native(table, eager_only=True)
+    P = np.column_stack([frame[c].cast(nw.Float64).to_numpy() for c in proba]).astype(np.float64)
+    fixed = fix_row_sums(P, renormalize=renormalize, sum_tolerance=tol, options=_ROW_OPTIONS)
+    series = [
+        nw.new_series(c, fixed[:, j], nw.Float64(), backend=frame.implementation)
+        for j, c in enumerate(proba)
+    ]
+    return frame.with_columns(*series).to_native()
 
 
 def _options(inp: _Input, args: argparse.Namespace) -> dict[str, Any]:
@@ -359,12 +471,21 @@ def _options(inp: _Input, args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``ordmetrics list``: print the registered metrics and their properties."""
+    try:
+        names = list_metrics(args.kind)
+    except ValueError:
+        kinds = list(dict.fromkeys(get_metric(n).kind for n in list_metrics()))
+        raise InputError(
+            f"--kind must be one of {', '.join(kinds)}; got {args.kind!r}. Leave --kind out to "
+            "list every metric."
+        ) from None
     rows = []
-    for name in list_metrics(args.kind):
+    for name in names:
         spec = get_metric(name)
         props = [_yes(spec.properties.get(p, False)) for p in PROPERTY_NAMES]
-        rows.append([name, spec.kind, spec.direction, _fmt_range(*spec.range), *props])
-    header = ["metric", "kind", "direction", "range", *PROPERTY_NAMES]
+        row = [name, spec.kind, spec.direction, spec.estimator, _fmt_range(*spec.range)]
+        rows.append([*row, *props])
+    header = ["metric", "kind", "direction", "estimator", "range", *PROPERTY_NAMES]
     print(_table(header, rows, right=set()))
     return 0
 
@@ -382,7 +503,7 @@ def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], lis
     from .files import evaluate_file
 
     inp = _read_input(args, head=True)
-    result = evaluate_file(
+    result: Any = evaluate_file(
         args.file,
         truth=inp.truth,
         proba=inp.proba,
@@ -394,6 +515,8 @@ def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], lis
         decision=args.decision,
         delimiter=parse_delimiter(args.delimiter),
         progress=True,
+        renormalize=args.renormalize,
+        sum_tolerance=args.sum_tolerance,
     )
     groups = result.items() if inp.by else [((), result)]
     records = []
@@ -409,9 +532,20 @@ def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], lis
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``ordmetrics evaluate``: print the metric table of a file (table, JSON or CSV)."""
-    from .report import metric_table
+    from ._csv import metric_table  # a data frame's, or a table read without a frame library
 
     big = Path(args.file).is_file() and Path(args.file).stat().st_size > STREAM_ABOVE_BYTES
+    big = big and importlib.util.find_spec("pyarrow") is not None  # streaming reads with pyarrow
+    if args.stream and args.file == STDIN:
+        raise InputError(
+            "--stream reads a file in batches, but FILE is - (standard input), which is read "
+            "whole into memory; drop --stream, or give the file's path to stream it."
+        )
+    if args.stream and importlib.util.find_spec("pyarrow") is None:
+        raise MissingDependencyError(
+            "--stream reads the file in batches with pyarrow, which is not installed; install "
+            "it with `pip install ordmetrics[parquet]`, or leave out --stream."
+        )
     if args.bootstrap == 0 and (args.stream or big):
         records, by = _stream_records(args)
         inp_by = by
@@ -438,21 +572,604 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import require_matplotlib, write_report
 
     require_matplotlib()
+    if not any(importlib.util.find_spec(b) for b in ("pyarrow", "pandas", "polars")):
+        raise MissingDependencyError(
+            "ordmetrics report needs a data-frame library (pyarrow, pandas or polars) and none "
+            "is installed; install pyarrow with `pip install ordmetrics[parquet]`."
+        )
     out = _check_out(args.out)
-    inp = _read_input(args)
+    if args.models is None:
+        inp = _read_input(args)
+        proba: Any = inp.proba
+    else:
+        inp, proba = _report_models(args)
     path = write_report(
         out,
         inp.table,
         n_resamples=args.bootstrap,
         title=args.title,
         source=inp.source,
-        **_options(inp, args),
+        **{**_options(inp, args), "proba": proba},
     )
     print(f"Report written to {path}")
     return 0
 
 
-def _demo_frame(data: dict[str, Any], backend: str) -> Any:
+def _report_models(args: argparse.Namespace) -> tuple[_Input, dict[str, list[str]]]:
+    """``report --models``: the file and every model's probability columns (name: columns)."""
+    if len(_split(args.models, "--models")) < 2:
+        raise InputError(
+            f"--models needs two or more column prefixes (e.g. --models hgb_,logit_); got "
+            f"{args.models!r}. For one model use --proba-prefix."
+        )
+    _check_numbers(args)
+    delimiter = parse_delimiter(args.delimiter)
+    source = "standard input" if args.file == STDIN else str(args.file)
+    table = read_table(args.file, delimiter=delimiter)
+    models = _resolve_models(table, args, source)
+    if args.weight is not None:
+        check_numeric(table, [args.weight], "weight", source)
+    labels = _labels(args.labels, table, args.truth, models[0].columns)
+    proba: dict[str, list[str]] = {}
+    for m in models:
+        try:
+            columns = match_label_columns(
+                m.columns, labels, prefix=m.prefix, proba_arg="--models", labels_arg="--labels"
+            )
+        except ValueError as exc:
+            raise InputError(f"model {m.name!r}: {exc}") from None
+        table = _fix_rows(table, columns, args)
+        proba[m.name] = columns
+    metrics = _split(args.metrics, "--metrics") or None
+    by = _split(args.by, "--by")
+    first = next(iter(proba.values()))
+    return _Input(table, source, args.truth, first, by, args.weight, labels, metrics), proba
+
+
+# --------------------------------------------------------------------------------------------
+# `compare`: several models on the same rows
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Model:
+    """One model of `compare`: its name, probability columns and probability matrix."""
+
+    name: str
+    columns: list[str]
+    prefix: str | None
+    P: Any = None
+
+
+def _model_specs(args: argparse.Namespace) -> list[tuple[str | None, str | None, list[str]]]:
+    """``(name, prefix, columns)`` of every model given (``columns`` empty for a prefix)."""
+    specs: list[tuple[str | None, str | None, list[str]]] = []
+    if args.models is not None:
+        for item in _split(args.models, "--models"):
+            name, sep, prefix = item.partition("=")
+            if not sep:
+                name, prefix = "", item
+            if sep and (not name.strip() or not prefix.strip()):
+                raise InputError(
+                    f"--models item {item!r} must be PREFIX or NAME=PREFIX (e.g. hgb=hgb_)."
+                )
+            specs.append((name.strip() or None, prefix.strip(), []))
+    for item in args.model or []:
+        name, sep, cols = item.partition("=")
+        if not sep:
+            name, cols = "", item
+        if sep and not name.strip():
+            raise InputError(
+                f"--model {item!r} has an empty NAME; write NAME=COL,COL,... (e.g. "
+                "hgb=hgb_Fair,hgb_Good,...) or just COL,COL,..."
+            )
+        specs.append((name.strip() or None, None, _split(cols, "--model")))
+    return specs
+
+
+def _prefix_name(prefix: str) -> str:
+    """A model's name from its column prefix: ``hgb_`` -> ``hgb`` (a final _ . - : or space
+    removed)."""
+    name = prefix.rstrip("_.-: ")
+    return name or prefix
+
+
+def _resolve_models(table: Any, args: argparse.Namespace, source: str) -> list[_Model]:
+    """The models' columns, checked: existing, numeric, disjoint, the same number each."""
+    specs = _model_specs(args)
+    if len(specs) < 2:
+        got = "one model" if specs else "no model"
+        raise InputError(
+            f"compare needs two or more models; got {got}. Give them as column prefixes "
+            "(--models hgb_,logit_) or as column lists (--model hgb_0,hgb_1,hgb_2 --model "
+            "logit_0,logit_1,logit_2)."
+        )
+    models: list[_Model] = []
+    delimiter = parse_delimiter(args.delimiter)
+    for k, (name, prefix, cols) in enumerate(specs, start=1):
+        try:
+            chosen = resolve_columns(
+                table,
+                source,
+                truth=args.truth,
+                proba=cols if prefix is None else None,
+                proba_prefix=prefix,
+                weight=args.weight,
+                delimiter=delimiter,
+            )
+        except InputError as exc:
+            text = str(exc).replace("--proba-prefix", "--models prefix")
+            text = text.replace("--proba column", "--model column").replace(
+                "--proba has", "--model has"
+            )
+            raise InputError(text) from None
+        if prefix is not None:
+            label = name or _prefix_name(prefix)
+        else:
+            label = name or f"model{k}"
+        models.append(_Model(label, chosen, prefix))
+    names = [m.name for m in models]
+    twice = sorted({n for i, n in enumerate(names) if n in names[:i]})
+    if twice:
+        raise InputError(
+            f"two models are named {twice[0]!r}; name them apart with NAME=... (e.g. --models "
+            "a=p_,b=q_ or --model a=COL,COL,...)."
+        )
+    sizes = {m.name: len(m.columns) for m in models}
+    if len(set(sizes.values())) > 1:
+        shown = ", ".join(f"{n}: {k}" for n, k in sizes.items())
+        raise InputError(
+            f"the models have different numbers of probability columns ({shown}); every model "
+            "must give one column per class, the same classes in the same order."
+        )
+    owner: dict[str, str] = {}
+    for m in models:
+        for c in m.columns:
+            if c in owner:
+                raise InputError(
+                    f"column {c!r} belongs to both model {owner[c]!r} and model {m.name!r}; "
+                    "every model needs its own probability columns (use longer prefixes, e.g. "
+                    "hgb_ and hgb2_, or --model with explicit columns)."
+                )
+            owner[c] = m.name
+        for role, col in (("--truth", args.truth), ("--weight", args.weight)):
+            if col is not None and col in m.columns:
+                raise InputError(
+                    f"the {role} column {col!r} is also a probability column of model "
+                    f"{m.name!r}; choose prefixes or columns that leave it out."
+                )
+        check_numeric(table, m.columns, "probability", source)
+    if args.baseline is not None and args.baseline not in names:
+        raise InputError(
+            f"--baseline {args.baseline!r} is not one of the models ({', '.join(names)})."
+        )
+    return models
+
+
+def _numpy_column(table: Any, name: str) -> Any:
+    """A column as a NumPy array (a missing value None, or NaN in a float column)."""
+    import numpy as np
+
+    if isinstance(table, Mapping):  # a table read without a data-frame library
+        return np.asarray(table[name])
+    import narwhals.stable.v2 as nw
+
+    return nw.from_native(table, eager_only=True)[name].to_numpy()
+
+
+def _missing(values: Any) -> Any:
+    """Rows of a column or matrix with a missing value (None, NaN)."""
+    import numpy as np
+
+    from ._validation import _object_missing
+
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        return np.isnan(arr).any(axis=1) if arr.ndim == 2 else np.isnan(arr)
+    if arr.dtype.kind == "O":
+        return _object_missing(arr)
+    return np.zeros(arr.shape[0], dtype=bool)
+
+
+@dataclass
+class _Compared:
+    """The inputs of `compare`: the rows every model is evaluated on."""
+
+    y: Any
+    weight: Any
+    labels: list[Any] | None
+    agreement_labels: list[Any] | None
+    models: list[_Model]
+    n_rows: int
+    n_left_out: int
+
+
+def _compare_input(args: argparse.Namespace) -> tuple[_Compared, str]:
+    """Read the file, the models' columns and the rows they are all evaluated on."""
+    import numpy as np
+
+    _check_numbers(args)
+    if args.bootstrap < 2:
+        raise InputError(
+            f"compare needs --bootstrap of at least 2 resamples (default 1000) for the "
+            f"intervals and p-values of the differences; got {args.bootstrap}."
+        )
+    delimiter = parse_delimiter(args.delimiter)
+    source = "standard input" if args.file == STDIN else str(args.file)
+    table = read_table(args.file, delimiter=delimiter)
+    models = _resolve_models(table, args, source)
+    if args.weight is not None:
+        check_numeric(table, [args.weight], "weight", source)
+    labels = _labels(args.labels, table, args.truth, models[0].columns)
+    for m in models:
+        try:
+            m.columns = match_label_columns(
+                m.columns, labels, prefix=m.prefix, proba_arg="--model", labels_arg="--labels"
+            )
+        except ValueError as exc:
+            raise InputError(f"model {m.name!r}: {exc}") from None
+    y = _numpy_column(table, args.truth)
+    weight = None
+    if args.weight is not None:
+        weight = np.asarray(_numpy_column(table, args.weight), dtype=np.float64)
+    for m in models:
+        m.P = np.column_stack(
+            [np.asarray(_numpy_column(table, c), dtype=np.float64) for c in m.columns]
+        )
+    n = int(y.shape[0])
+    # the union of the missing values of the truth, the weights and every model
+    where: list[tuple[str, Any]] = [(args.truth, _missing(y))]
+    if weight is not None:
+        where.append((args.weight, np.isnan(weight)))
+    for m in models:
+        where.extend((c, np.isnan(m.P[:, j])) for j, c in enumerate(m.columns))
+    missing = np.zeros(n, dtype=bool)
+    for _, rows in where:
+        missing |= rows
+    n_left_out = 0
+    if missing.any() and args.nan_policy == "raise":
+        row = int(np.flatnonzero(missing)[0])
+        column = next(c for c, rows in where if rows[row])
+        raise InputError(
+            f"row {row} (counted from 0 after the header) has a missing value in column "
+            f"{column!r}; pass --nan-policy omit to leave out every row with a missing value "
+            "in the truth, the weights or any model (the same rows for all models), or "
+            "--nan-policy propagate for NaN results."
+        )
+    if missing.any() and args.nan_policy == "omit":
+        keep = ~missing
+        if not keep.any():
+            raise InputError(
+                "every row has a missing value in the truth, the weights or some model, so "
+                "--nan-policy omit leaves no row to compare."
+            )
+        n_left_out = int(missing.sum())
+        y = y[keep]
+        weight = None if weight is None else weight[keep]
+        for m in models:
+            m.P = m.P[keep]
+        if y.dtype.kind == "f" and labels is None and np.all(y == np.round(y)):
+            y = y.astype(np.int64)  # integer classes read as floats because of a gap
+    if y.dtype == object and not any(v is None for v in y.tolist()):
+        y = y.astype(str)
+    for m in models:
+        if args.renormalize or args.sum_tolerance is not None:
+            try:
+                m.P = fix_row_sums(
+                    m.P,
+                    renormalize=args.renormalize,
+                    sum_tolerance=args.sum_tolerance,
+                    options=_ROW_OPTIONS,
+                )
+            except ValueError as exc:
+                raise InputError(f"model {m.name!r}: {exc}") from None
+    agreement = labels
+    if labels is None and y.dtype.kind in "iuf":
+        agreement = list(range(len(models[0].columns)))
+    data = _Compared(y, weight, labels, agreement, models, int(y.shape[0]), n_left_out)
+    return data, source
+
+
+def _pairs(names: list[str], baseline: str | None, how: str) -> list[tuple[str, str]]:
+    """``(model, reference)`` pairs: every model against the baseline, or every pair."""
+    if how == "all":
+        return [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    base = baseline if baseline is not None else names[0]
+    return [(n, base) for n in names if n != base]
+
+
+def _paired(
+    entry: Any, kwargs: Mapping[str, Any], a: Any, b: Any, confidence: float
+) -> dict[str, Any]:
+    """The paired comparison a - b of :func:`ordmetrics.compare` from the bootstrap results of
+    both sides.
+
+    Both were drawn with the same seed on the same rows, so they hold the same resamples, and
+    the resampled differences ``a.distribution - b.distribution`` are exactly those of
+    ``compare(metric, y, a, b)`` (see its Notes); the interval, p-value and better side are
+    computed from them as ``compare`` does (its percentile interval, its p-value
+    ``min(1, 2 (1 + min(#d <= 0, #d >= 0)) / (B + 1))``), at half the cost of resampling both
+    sides again. The tests check the records against ``compare``.
+    """
+    import numpy as np
+
+    from .evaluation import resampling
+
+    difference = float(a.estimate) - float(b.estimate)
+    what = f"the difference of {a.metric}"
+    valid = resampling._valid(a.distribution - b.distribution, what)
+    low, high = resampling._interval(valid, difference, "percentile", confidence, None, what)
+    if valid.size:
+        extreme = min(np.count_nonzero(valid <= 0), np.count_nonzero(valid >= 0))
+        p_value = float(min(1.0, 2.0 * (1 + extreme) / (valid.size + 1)))
+    else:
+        p_value = math.nan
+    direction = resampling._direction(resampling._resolve_metric(entry.metric), kwargs)
+    better = None
+    if direction is not None and (low > 0.0 or high < 0.0):
+        better = "a" if (low > 0.0) == (direction == "maximize") else "b"
+    return {
+        "difference": difference,
+        "low": float(low),
+        "high": float(high),
+        "p_value": p_value,
+        "better": better,
+    }
+
+
+def compare_records(
+    args: argparse.Namespace,
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The results of ``ordmetrics compare``: a summary, the model records and the pairs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``ordmetrics compare``.
+
+    Returns
+    -------
+    summary : dict
+        ``rows`` (evaluated), ``rows_left_out`` (``--nan-policy omit``), ``n_resamples``,
+        ``confidence_level``, ``seed``, ``baseline`` (None with ``--pairs all``) and
+        ``models`` (``{"model", "columns"}`` each).
+    metrics : list of dict
+        One per (model, metric): ``model``, ``metric``, ``estimate``, ``direction``, ``low``,
+        ``high`` (the bootstrap percentile interval of the metric).
+    comparisons : list of dict
+        One per (pair, metric): ``metric``, ``direction``, ``model``, ``baseline``,
+        ``estimate`` (of the model), ``baseline_estimate``, ``difference`` (model minus
+        baseline), ``low`` and ``high`` (the interval of the difference), ``p_value`` and
+        ``better`` (the better model's name when the interval excludes 0, else None).
+    """
+    from . import frame as _frame
+    from ._progress import progress
+    from .evaluation.resampling import bootstrap
+
+    metric_set = _frame._as_metric_set(_split(args.metrics, "--metrics") or None)
+    data, _source = _compare_input(args)
+    by_name = {m.name: m for m in data.models}
+    names = list(by_name)
+    pairs = _pairs(names, args.baseline, args.pairs)
+    common = {
+        "n_resamples": args.bootstrap,
+        "confidence_level": args.confidence,
+        "random_state": args.seed,
+    }
+    entries = list(metric_set)
+    metric_rows: list[dict[str, Any]] = []
+    pair_rows: list[dict[str, Any]] = []
+    total = len(entries) * len(names) * args.bootstrap
+    with progress(total, "bootstrap", unit="resamples") as step:
+        for entry in entries:
+            options = dict(entry.options)
+            inputs: dict[str, Any] = {}
+            if entry.kind in _frame._DECISION_KINDS:
+                rule = options.pop("decision", args.decision)
+                labels = data.agreement_labels
+                for m in data.models:
+                    inputs[m.name] = _frame._decisions(m.P, rule, labels, args.nan_policy, None)
+            else:
+                labels = data.labels
+                inputs = {m.name: m.P for m in data.models}
+            kwargs = {
+                "labels": labels,
+                "sample_weight": data.weight,
+                "nan_policy": args.nan_policy,
+                **options,
+            }
+            results: dict[str, Any] = {}
+            for name in names:
+                try:
+                    res = bootstrap(entry.metric, data.y, inputs[name], **common, **kwargs)
+                except (ValueError, TypeError) as exc:
+                    note = getattr(exc, "add_note", None)  # Python 3.11+
+                    if note is not None:
+                        note(f"(raised by metric {entry.name!r} of model {name!r})")
+                    raise
+                results[name] = res
+                metric_rows.append(
+                    {
+                        "model": name,
+                        "metric": entry.name,
+                        "estimate": float(res.estimate),
+                        "direction": entry.direction,
+                        "low": float(res.low),
+                        "high": float(res.high),
+                    }
+                )
+                step(args.bootstrap)
+            for model, base in pairs:
+                rec = _paired(entry, kwargs, results[model], results[base], args.confidence)
+                better = {"a": model, "b": base}.get(rec.pop("better") or "")
+                pair_rows.append(
+                    {
+                        "metric": entry.name,
+                        "direction": entry.direction,
+                        "model": model,
+                        "baseline": base,
+                        "estimate": float(results[model].estimate),
+                        "baseline_estimate": float(results[base].estimate),
+                        **rec,
+                        "better": better,
+                    }
+                )
+    summary = {
+        "rows": data.n_rows,
+        "rows_left_out": data.n_left_out,
+        "n_resamples": args.bootstrap,
+        "confidence_level": args.confidence,
+        "seed": args.seed,
+        "baseline": None if args.pairs == "all" else pairs[0][1],
+        "models": [{"model": m.name, "columns": list(m.columns)} for m in data.models],
+    }
+    return summary, metric_rows, pair_rows
+
+
+def _compare_json(
+    summary: dict[str, Any], metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]
+) -> str:
+    numbers = ("estimate", "low", "high", "baseline_estimate", "difference", "p_value")
+
+    def clean(rec: dict[str, Any]) -> dict[str, Any]:
+        return {k: _json_number(v) if k in numbers else v for k, v in rec.items()}
+
+    out = {
+        **summary,
+        "metrics": [clean(r) for r in metrics],
+        "comparisons": [clean(r) for r in pairs],
+    }
+    return json.dumps(out, indent=2, allow_nan=False)
+
+
+#: Columns of ``ordmetrics compare --format csv``.
+COMPARE_CSV_COLUMNS: tuple[str, ...] = (
+    "kind",
+    "metric",
+    "direction",
+    "model",
+    "baseline",
+    "estimate",
+    "low",
+    "high",
+    "p_value",
+    "better",
+)
+
+
+def _compare_csv(metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COMPARE_CSV_COLUMNS)
+    for r in metrics:
+        writer.writerow(
+            [
+                "metric",
+                r["metric"],
+                r["direction"],
+                r["model"],
+                "",
+                _csv_number(r["estimate"]),
+                _csv_number(r["low"]),
+                _csv_number(r["high"]),
+                "",
+                "",
+            ]
+        )
+    for r in pairs:
+        writer.writerow(
+            [
+                "difference",
+                r["metric"],
+                r["direction"],
+                r["model"],
+                r["baseline"],
+                _csv_number(r["difference"]),
+                _csv_number(r["low"]),
+                _csv_number(r["high"]),
+                _csv_number(r["p_value"]),
+                r["better"] or "",
+            ]
+        )
+    return buf.getvalue().rstrip("\n")
+
+
+def _p_text(p: float) -> str:
+    return "nan" if math.isnan(p) else f"{p:.4f}"
+
+
+def _compare_table(
+    summary: dict[str, Any], metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]
+) -> str:
+    names = [m["model"] for m in summary["models"]]
+    ci = f"{summary['confidence_level']:.0%} interval"
+    order = list(dict.fromkeys(r["metric"] for r in metrics))
+    cell = {(r["model"], r["metric"]): r for r in metrics}
+    rows = []
+    for metric in order:
+        first = cell[(names[0], metric)]
+        row = [metric, first["direction"]]
+        for n in names:
+            r = cell[(n, metric)]
+            row += [_fixed(r["estimate"]), f"[{_fixed(r['low'])}, {_fixed(r['high'])}]"]
+        rows.append(row)
+    header = ["metric", "direction"]
+    for n in names:
+        header += [n, ci]
+    left_out = summary["rows_left_out"]
+    lines = [
+        f"Metrics of {len(names)} models on the same {summary['rows']:,} rows"
+        + (f" ({left_out:,} rows with a missing value left out)" if left_out else "")
+        + ":",
+        "",
+        _table(header, rows, right={2 + 2 * i for i in range(len(names))}),
+        "",
+    ]
+    prows = [
+        [
+            r["metric"],
+            r["model"],
+            r["baseline"],
+            _fixed(r["difference"]),
+            f"[{_fixed(r['low'])}, {_fixed(r['high'])}]",
+            _p_text(r["p_value"]),
+            r["better"] or "-",
+        ]
+        for r in pairs
+    ]
+    pheader = ["metric", "model", "baseline", "difference", ci, "p_value", "better"]
+    lines += [
+        "Paired differences (model - baseline, on the same resamples):",
+        "",
+        _table(pheader, prows, right={3, 5}),
+        "",
+        f"{ci}: bootstrap percentile interval, {summary['n_resamples']} resamples (seed "
+        f"{summary['seed']}; every model on the same resamples). p_value: two-sided bootstrap "
+        "p-value of no difference. better: the better model when the interval of the "
+        "difference excludes 0, else -.",
+    ]
+    return "\n".join(lines)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``ordmetrics compare``: the metrics of several models on the same rows and their
+    paired bootstrap differences (table, JSON or CSV)."""
+    out = None if args.out is None else _check_out(args.out, "the comparison")
+    summary, metrics, pairs = compare_records(args)
+    if args.format == "json":
+        text = _compare_json(summary, metrics, pairs)
+    elif args.format == "csv":
+        text = _compare_csv(metrics, pairs)
+    else:
+        text = _compare_table(summary, metrics, pairs)
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def _demo_frame(data: dict[str, Any], backend: Any) -> Any:
     """The example of every model in long form: model, cut and one column per grade."""
     import narwhals.stable.v2 as nw
     import numpy as np
@@ -468,19 +1185,25 @@ def _demo_frame(data: dict[str, Any], backend: str) -> Any:
         columns[f"p_{label.replace(' ', '_')}"] = np.concatenate(
             [data[m].y_proba[:, j] for m in models]
         )
+    if backend is None:
+        from ._csv import ColumnTable
+
+        return ColumnTable(columns)
     return nw.from_dict(columns, backend=backend).to_native()
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``ordmetrics demo``: the metric table of both example models, and a report."""
-    from ._io import csv_backend
+    from ._csv import metric_table
+    from ._io import CSV_BACKENDS
     from .datasets import CUT_LABELS, MODELS, load_diamonds_cut
     from .frame import DEFAULT_METRICS
-    from .report import build_report, metric_table
+    from .report import build_report
 
     t0 = time.perf_counter()
     out = _check_out(args.out)
-    backend = csv_backend()  # a data-frame library for evaluate: pyarrow, pandas or polars
+    # a data-frame library for the report: pyarrow, pandas or polars (None: the table only)
+    backend = next((b for b in CSV_BACKENDS if importlib.util.find_spec(b)), None)
     data = {m: load_diamonds_cut(m) for m in MODELS}
     n = data[MODELS[0]].y_proba.shape[0]
     print(f"ordmetrics {__version__} demo")
@@ -534,24 +1257,37 @@ def cmd_demo(args: argparse.Namespace) -> int:
             "and run `ordmetrics demo` again."
         )
         return 0
-    model = MODELS[0]
-    report_frame = _demo_frame({model: data[model]}, backend)
+    if backend is None:
+        print(
+            "The HTML report needs a data-frame library: install pyarrow with "
+            "`pip install ordmetrics[parquet]` and run `ordmetrics demo` again."
+        )
+        return 0
+    import narwhals.stable.v2 as nw
+
+    # both models side by side, in the columns of the example file (cut, hgb_Fair, ...)
+    wide: dict[str, Any] = {"cut": data[MODELS[0]].y_true.tolist()}
+    for m in MODELS:
+        for j, label in enumerate(CUT_LABELS):
+            wide[f"{m}_{label.replace(' ', '_')}"] = data[m].y_proba[:, j]
+    library: Any = backend  # pyarrow, pandas or polars, found above
     html_text = build_report(
-        report_frame,
+        nw.from_dict(wide, backend=library).to_native(),
+        truth="cut",
+        proba={m: f"{m}_" for m in MODELS},
+        labels=list(CUT_LABELS),
         table=records,
         n_resamples=args.bootstrap,
         random_state=args.seed,
         title="ordmetrics demo: diamonds cut grades",
         source="ordmetrics.datasets.example_path() (bundled example)",
         description=(
-            f"Out-of-fold predictions of the cut grade of {n:,} diamonds by two models. The "
-            f"metric table holds both models; the figures and the worst predictions are of "
-            f"the {model} model."
+            f"Out-of-fold predictions of the cut grade of {n:,} diamonds by two models, "
+            f"{' and '.join(MODELS)}, side by side."
         ),
-        **common,
     )
     out.write_text(html_text, encoding="utf-8")
-    print(f"Report of the {model} model written to {out.resolve()}")
+    print(f"Report of the models {', '.join(MODELS)} written to {out.resolve()}")
     return 0
 
 
@@ -568,13 +1304,63 @@ def cmd_index(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _add_input_options(p: argparse.ArgumentParser, default_bootstrap: int) -> None:
+def _add_input_options(
+    p: argparse.ArgumentParser, default_bootstrap: int, *, models: bool = False
+) -> None:
+    """The options of `evaluate` and `report` (``models``: those of `compare` instead of
+    --proba, --proba-prefix and --by)."""
     p.add_argument(
         "file",
         metavar="FILE",
-        help="CSV (.csv, .tsv, optionally .gz) or Parquet (.parquet) file, one row per prediction",
+        help="CSV (.csv, .tsv, optionally .gz) or Parquet (.parquet) file, one row per "
+        "prediction; - reads a CSV (or gzip CSV, or Parquet) file from standard input",
     )
     p.add_argument("--truth", required=True, metavar="COL", help="the column of true classes")
+    if models:
+        _add_model_options(p)
+    else:
+        _add_proba_options(p)
+    p.add_argument(
+        "--labels",
+        metavar="A,B,...",
+        help="the classes in ordinal order, one per probability column (needed when the "
+        "truth column holds names; default for integer truth: 0..K-1)",
+    )
+    if not models:
+        p.add_argument("--by", metavar="COL[,COL]", help="compute the metrics per group of rows")
+    _add_common_options(p, default_bootstrap, at_least_2=models)
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--models",
+        metavar="PREFIX,PREFIX,...",
+        help="the models as column prefixes: model hgb_ is every column starting with hgb_ "
+        "(ordered by --labels when the names end in them, else in file order); a model's "
+        "name is its prefix without a final _ . - (or NAME=PREFIX)",
+    )
+    p.add_argument(
+        "--model",
+        action="append",
+        metavar="[NAME=]COL,COL,...",
+        help="one model as its probability columns in ordinal order; repeat it for each "
+        "model (default names model1, model2, ...); may be combined with --models",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the model every other model is compared with (default the first one)",
+    )
+    p.add_argument(
+        "--pairs",
+        choices=("baseline", "all"),
+        default="baseline",
+        help="baseline: every model against the baseline; all: every pair of models, the "
+        "later one against the earlier (default baseline)",
+    )
+
+
+def _add_proba_options(p: argparse.ArgumentParser) -> None:
     proba = p.add_mutually_exclusive_group(required=True)
     proba.add_argument(
         "--proba",
@@ -584,16 +1370,15 @@ def _add_input_options(p: argparse.ArgumentParser, default_bootstrap: int) -> No
     proba.add_argument(
         "--proba-prefix",
         metavar="PREFIX",
-        help="take as probability columns every column whose name starts with PREFIX, in "
-        "file order",
+        help="take as probability columns every column whose name starts with PREFIX: in "
+        "the order of --labels when the names end in them (p_mild, p_moderate, ...; a space "
+        "of a label may be _), else in file order",
     )
-    p.add_argument(
-        "--labels",
-        metavar="A,B,...",
-        help="the classes in ordinal order, one per probability column (needed when the "
-        "truth column holds names; default for integer truth: 0..K-1)",
-    )
-    p.add_argument("--by", metavar="COL[,COL]", help="compute the metrics per group of rows")
+
+
+def _add_common_options(
+    p: argparse.ArgumentParser, default_bootstrap: int, at_least_2: bool = False
+) -> None:
     p.add_argument("--weight", metavar="COL", help="a column of non-negative row weights")
     p.add_argument(
         "--metrics",
@@ -606,7 +1391,8 @@ def _add_input_options(p: argparse.ArgumentParser, default_bootstrap: int) -> No
         type=int,
         default=default_bootstrap,
         metavar="N",
-        help=f"bootstrap resamples of the intervals, 0 for none (default {default_bootstrap})",
+        help=f"bootstrap resamples of the intervals, "
+        f"{'at least 2' if at_least_2 else '0 for none'} (default {default_bootstrap})",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap resamples (default 0)"
@@ -636,6 +1422,19 @@ def _add_input_options(p: argparse.ArgumentParser, default_bootstrap: int) -> No
         metavar="CHAR",
         help="the CSV field delimiter: one character or 'tab' (default ',', tab for .tsv)",
     )
+    p.add_argument(
+        "--renormalize",
+        action="store_true",
+        help="rescale every probability row to sum 1 (default: rows must sum to 1 within 1e-6)",
+    )
+    p.add_argument(
+        "--sum-tolerance",
+        type=float,
+        default=None,
+        metavar="TOL",
+        help="accept probability rows whose sums lie within TOL of 1 and rescale them to sum 1 "
+        "(e.g. 1e-5 for probabilities rounded to 6 decimals); other rows are an error",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -660,15 +1459,46 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=FORMATS,
         default="table",
-        help="table: aligned text; json: a list of records; csv (default table)",
+        help="table: aligned text; json: a list of records (an infinite value is the string "
+        '"inf" or "-inf", an undefined value (NaN) or a missing interval null); csv (inf, -inf, '
+        "nan; a missing interval an empty field) (default table)",
     )
     p_eval.add_argument(
         "--stream",
         action="store_true",
-        help="read the file in batches, in constant memory (no --bootstrap); automatic for "
-        "files over 1 GiB",
+        help="read the file in batches, in constant memory (an error with --bootstrap); "
+        "automatic for files over 1 GiB when no --bootstrap is asked",
     )
     p_eval.set_defaults(func=cmd_evaluate)
+
+    p_compare = sub.add_parser(
+        "compare",
+        help="compare two or more models on the same rows (paired bootstrap)",
+        description="Compute the metrics of two or more models whose probability columns sit "
+        "side by side in one CSV or Parquet file, each with a bootstrap interval, and the paired "
+        "bootstrap difference of every metric between models: its interval, two-sided p-value "
+        "and the better model. Every model is evaluated on the same rows and the same "
+        "resamples; with --nan-policy omit a row with a missing value in the truth, the "
+        "weights or any model is left out for all models.",
+        epilog="examples: ordmetrics compare preds.csv --truth cut --labels "
+        "Fair,Good,'Very Good',Premium,Ideal --models hgb_,logit_ ; ordmetrics compare "
+        "preds.csv --truth y --model a=pa0,pa1,pa2 --model b=pb0,pb1,pb2 --format json. "
+        "Differences are model minus baseline. Exit status 0 on success, 2 on bad input.",
+    )
+    _add_input_options(p_compare, default_bootstrap=1000, models=True)
+    p_compare.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table: aligned text; json: an object with the models, 'metrics' (one record per "
+        "model and metric) and 'comparisons' (one per pair and metric; inf as \"inf\", NaN as "
+        "null); csv: one line per metric of a model (kind metric) and per difference (kind "
+        "difference) (default table)",
+    )
+    p_compare.add_argument(
+        "--out", default=None, metavar="PATH", help="write the output to PATH instead of stdout"
+    )
+    p_compare.set_defaults(func=cmd_compare)
 
     p_report = sub.add_parser(
         "report",
@@ -677,9 +1507,21 @@ def build_parser() -> argparse.ArgumentParser:
         "intervals, retention curves, reliability diagrams, the confusion matrix and the "
         "worst predictions. Needs matplotlib (pip install ordmetrics[plot]).",
         epilog="example: ordmetrics report preds.parquet --truth grade --proba p0,p1,p2 "
-        "--out report.html. With --by, the table is per group and the figures are of all rows.",
+        "--out report.html. With --by, the table is per group and the figures are of all rows. "
+        "Several models side by side: --models hgb_,logit_ (column prefixes, instead of "
+        "--proba).",
     )
     _add_input_options(p_report, default_bootstrap=200)
+    # --models: one more choice of the (required, exclusive) --proba / --proba-prefix group
+    p_report._mutually_exclusive_groups[0].add_argument(
+        "--models",
+        metavar="PREFIX,PREFIX,...",
+        help="several models side by side, as column prefixes (model hgb_: every column "
+        "starting with hgb_; name: the prefix without a final _ . -, or NAME=PREFIX): the "
+        "table of every model, their paired bootstrap differences with the first, and the "
+        "figures of every model",
+    )
+    p_report.set_defaults(model=None, baseline=None)
     p_report.add_argument(
         "--out",
         default="ordmetrics-report.html",
@@ -723,7 +1565,17 @@ def build_parser() -> argparse.ArgumentParser:
 #: The core's wording of arguments, in the command line's terms.
 _WORDING: tuple[tuple[str, str], ...] = (
     (r"nan_policy='(\w+)'", r"--nan-policy \1"),
-    (r"Pass renormalize=True to rescale each row to sum 1\.", "Fix the probabilities in the file."),
+    (
+        r"Pass renormalize=True to rescale each row to sum 1\.",
+        "Pass --renormalize to rescale every row to sum 1, or --sum-tolerance TOL to accept "
+        "rows whose sums lie within TOL of 1 (e.g. 1e-5 for probabilities rounded to 6 "
+        "decimals).",
+    ),
+    (r"\brandom_state=0\b", "--seed 0"),
+    (r"\brandom_state\b", "--seed"),
+    (r"\bn_resamples\b", "--bootstrap"),
+    (r"\bconfidence_level\b", "--confidence"),
+    (r"\bnan_policy\b", "--nan-policy"),
     (r"rows of y_proba", "probability rows"),
     (r"\by_proba has\b", "the probabilities have"),
     (r"\by_proba\b", "the probabilities"),
@@ -783,6 +1635,17 @@ def _show_warning(
     print(f"ordmetrics: warning: {_one_line(str(message))}", file=sys.stderr)
 
 
+#: The notice shown (once per process, on a terminal) when numba compiles the kernels.
+COMPILE_NOTICE = "ordmetrics: compiling kernels (first run only; later runs start at once)..."
+_NOTICED: list[bool] = []
+
+
+def _compile_notice(kernel: str) -> None:
+    """Say once, on stderr when it is a terminal, that the kernels are being compiled."""
+    if not _NOTICED and notice(COMPILE_NOTICE):
+        _NOTICED.append(True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
@@ -801,6 +1664,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from ._jit import set_compile_hook
+
+    previous = set_compile_hook(_compile_notice)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -813,6 +1679,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         clear_progress()
         print(f"ordmetrics: error: {error_message(exc)}", file=sys.stderr)
         return 2
+    finally:
+        set_compile_hook(previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

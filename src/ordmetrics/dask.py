@@ -34,16 +34,16 @@ Examples
 >>> ddf = dd.from_pandas(pdf, npartitions=4)
 >>> out = ordmetrics.dask.evaluate(ddf, truth="grade", proba="p", metrics=["rps", "qwk"])
 >>> out.round(4)
-  metric  estimate direction  bound
-0    rps    0.2725  minimize    0.0
-1    qwk    0.0245  maximize    0.0
+  metric   estimator  estimate direction  bound
+0    rps  multiclass    0.2725  minimize    0.0
+1    qwk  multiclass    0.0245  maximize    0.0
 >>> expected = ordmetrics.evaluate(pdf, truth="grade", proba="p", metrics=["rps", "qwk"])
 >>> np.allclose(out["estimate"], expected["estimate"], rtol=1e-12, atol=0)
 True
 >>> ordmetrics.dask.evaluate(ddf, truth="grade", proba="p", metrics=["rps"], by="site").round(4)
-  site metric  estimate direction  bound
-0    a    rps    0.2773  minimize    0.0
-1    b    rps    0.2680  minimize    0.0
+  site metric   estimator  estimate direction  bound
+0    a    rps  multiclass    0.2773  minimize    0.0
+1    b    rps  multiclass    0.2680  minimize    0.0
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ from ordmetrics.frame import (
     _check_roles,
     _fmt_columns,
     _narwhals,
-    _proba_columns,
+    group_key_rows,
+    label_proba_columns,
 )
 from ordmetrics.stream import DEFAULT_MAX_EXACT, DEFAULT_N_GRID, Evaluator
 
@@ -191,7 +192,9 @@ def _noted(where: str) -> Iterator[None]:
     try:
         yield
     except (ValueError, TypeError) as exc:
-        exc.add_note(where)
+        note = getattr(exc, "add_note", None)  # Python 3.11+
+        if note is not None:
+            note(where)
         raise
 
 
@@ -241,12 +244,21 @@ def _groups(part: Any, by: list[Any]) -> list[tuple[tuple[Any, ...], list[Any], 
 def _partition_state(part: Any, index: int, spec: Mapping[str, Any]) -> Any:
     """The state of the rows of one partition: a state dict, or with ``by`` a dict from group
     key to (the group's first ``by`` values, its state dict)."""
+    by = spec["by"]
+    if by:
+        keep = group_key_rows(
+            by,
+            [part[c].isna().to_numpy(dtype=bool) for c in by],
+            spec["nan_policy"],
+            f" of partition {index} of the Dask frame (counted from its first row)",
+        )
+        if keep is not None:
+            part = part[keep]
     P = part[spec["proba"]].to_numpy(dtype=np.float64, na_value=np.nan)
     weight = spec["weight"]
     w = None if weight is None else part[weight].to_numpy(dtype=np.float64, na_value=np.nan)
     y = part[spec["truth"]]
     ev = Evaluator.from_state_dict(spec["state"])
-    by = spec["by"]
     where = (
         f"(in partition {index} of the Dask frame; the row numbers above count from the first "
         "row of that partition)"
@@ -278,7 +290,7 @@ def _merge_states(states: list[Mapping[str, Any]], scratch: list[Evaluator]) -> 
     total = first
     for state in states[1:]:
         other.load_state_dict(state)
-        total = total.merge(other)  # a new evaluator: ``first`` and ``other`` are reused
+        total.merge(other)  # in place: ``first`` accumulates, ``other`` is reused
     return total.state_dict()
 
 
@@ -334,6 +346,7 @@ def _key_column(values: list[Any], dtype: Any, known: bool) -> Any:
 def _output(
     results: list[tuple[list[Any], Any]],
     names: Sequence[str],
+    estimators: Sequence[str],
     directions: Sequence[str],
     by: list[Any],
     key_dtypes: Mapping[Any, tuple[Any, bool]],
@@ -347,12 +360,14 @@ def _output(
     out = nw.from_dict(
         {
             "metric": list(names) * n,
+            "estimator": list(estimators) * n,
             "estimate": np.asarray(estimate, dtype=np.float64),
             "direction": list(directions) * n,
             _BOUND: np.asarray(bound, dtype=np.float64),
         },
         schema={
             "metric": nw.String(),
+            "estimator": nw.String(),
             "estimate": nw.Float64(),
             "direction": nw.String(),
             _BOUND: nw.Float64(),
@@ -403,14 +418,19 @@ def evaluate(
         its own order.
     proba : str or list of str
         The probability columns, one per class in ordinal order: a list of column names, or a
-        prefix, which takes every column whose name starts with it, in frame order.
+        prefix, which takes every column whose name starts with it, in frame order. Columns
+        named after the classes (``p_mild`` for the label ``mild``) are taken in the order of
+        ``labels`` (or of an ordered categorical truth), as :func:`ordmetrics.evaluate` takes
+        them.
     metrics : list or MetricSet, optional
         As in :func:`ordmetrics.evaluate`; default :data:`~ordmetrics.DEFAULT_METRICS`.
         Calibration metrics must use uniform bins (see :class:`~ordmetrics.stream.Evaluator`).
     by : str or list of str, optional
         Column(s) to group by: each partition keeps one evaluator per group it holds, merged
-        across partitions. Every missing value (NaN, None, NA) of a group column falls into one
-        group.
+        across partitions. Rows with a missing key (NaN, None, NA) are handled as
+        ``nan_policy`` says, as in :func:`ordmetrics.evaluate`: an error naming the column,
+        the partition and the first such row in it (``"raise"``), dropped (``"omit"``), or
+        kept, every missing value of a column falling into one group (``"propagate"``).
     labels : sequence, optional
         The class labels in ordinal order, the class of each probability column; needed for
         string truth, not for an ordered categorical.
@@ -418,7 +438,8 @@ def evaluate(
         A column of non-negative frequency weights.
     nan_policy : {"raise", "omit", "propagate"}, default "raise"
         Rows with a missing value in the truth, probability or weight columns: raise an error,
-        drop them, or give NaN for every metric of their group.
+        drop them, or give NaN for every metric of their group; and rows with a missing group
+        key (see ``by``).
     decision : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         The :func:`~ordmetrics.decide` rule of the agreement metrics, unless an entry of
         ``metrics`` fixes its own ``decision``.
@@ -434,7 +455,8 @@ def evaluate(
     -------
     pandas.DataFrame
         The columns of :func:`ordmetrics.evaluate` on the collected frame (the ``by`` columns
-        with the dtypes of ``ddf``, ``metric``, ``estimate``, ``direction``), then ``bound``:
+        with the dtypes of ``ddf``, ``metric``, ``estimator``, ``estimate``, ``direction``),
+        then ``bound``:
         a bound on ``|estimate - the in-memory estimate|``, 0.0 for every metric but the
         ranking metrics once their table is on the grid (``inf`` where the binned value is
         undefined but the exact one may not be). One row per group and metric: groups in
@@ -494,7 +516,7 @@ def evaluate(
     _check_frame(ddf, dd)
     columns = list(ddf.columns)
     truth_col = _check_column(truth, "truth", columns)
-    proba_cols = _proba_columns(proba, columns)
+    proba_cols = label_proba_columns(proba, columns, labels, _ordered_categories(ddf, truth_col))
     by_cols = _by_columns(by, columns)
     weight_col = (
         None if sample_weight is None else _check_column(sample_weight, "sample_weight", columns)
@@ -502,8 +524,8 @@ def evaluate(
     _check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
     if _BOUND in by_cols:
         raise ValueError(
-            f"by column {_BOUND!r} has the name of an output column (metric, estimate, "
-            f"direction, {_BOUND}); rename it first."
+            f"by column {_BOUND!r} has the name of an output column (metric, estimator, "
+            f"estimate, direction, {_BOUND}); rename it first."
         )
     dtypes = ddf.dtypes
     _check_numeric(dtypes, proba_cols, "proba")
@@ -530,6 +552,7 @@ def evaluate(
         "proba": proba_cols,
         "weight": weight_col,
         "by": by_cols,
+        "nan_policy": nan_policy,
         "state": template.state_dict(),
     }
     weight_cols = [] if weight_col is None else [weight_col]
@@ -546,14 +569,27 @@ def evaluate(
     (state,) = dask.compute(level[0])
 
     names, directions = template.metrics.names, template.metrics.directions
+    estimators = template.metrics.estimators(len(proba_cols))
     if not by_cols:
-        return _output([([], _compute(template, state, None))], names, directions, by_cols, {})
+        return _output(
+            [([], _compute(template, state, None))], names, estimators, directions, by_cols, {}
+        )
     results = [
         (values, _compute(template, s, f"(in the group {_fmt_group(by_cols, values)})"))
         for values, s in state.values()
     ]
     key_dtypes = {c: (dtypes[c], _known(ddf, c, dtypes[c])) for c in by_cols}
-    return _output(results, names, directions, by_cols, key_dtypes)
+    return _output(results, names, estimators, directions, by_cols, key_dtypes)
+
+
+def _ordered_categories(ddf: Any, truth: Any) -> list[Any] | None:
+    """The categories of an ordered categorical truth Dask knows, which name the classes."""
+    import pandas as pd
+
+    dtype = ddf.dtypes[truth]
+    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and ddf[truth].cat.known:
+        return dtype.categories.tolist()
+    return None
 
 
 def _known(ddf: Any, column: Any, dtype: Any) -> bool:

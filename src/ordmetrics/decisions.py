@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._docs import fill_doc
+from ._numerics import TIE_TOLERANCE
 from ._validation import (
     _fmt_rows,
     _type_name,
@@ -31,6 +32,7 @@ from ._validation import (
     check_option,
     find_problems,
     proba_looks_valid,
+    real_input,
 )
 
 __all__ = ["decide"]
@@ -39,8 +41,9 @@ RULES = ("argmax", "median", "expected", "min_cost")
 COSTS = ("absolute", "squared", "zero_one")
 
 #: Tolerance of the comparisons ``F_k >= 1/2`` and of the ties of ``expected`` and
-#: ``min_cost`` for float64 input (see :func:`decision_tolerance`).
-DECISION_TOLERANCE = 1e-12
+#: ``min_cost`` for float64 input (see :func:`decision_tolerance`): the tie tolerance every
+#: comparison of computed values uses (:data:`ordmetrics._numerics.TIE_TOLERANCE`).
+DECISION_TOLERANCE = TIE_TOLERANCE
 
 
 def decision_tolerance(dtype: np.dtype, n_classes: int) -> float:
@@ -103,6 +106,7 @@ def check_matrix(
     allowed = ", ".join(repr(o) for o in options)
     if isinstance(value, str):
         return builtin_matrix(check_option(value, name, options), n_classes)
+    value = real_input(value, name)  # no text, no complex numbers
     try:
         m = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):

@@ -20,14 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from ._io import CSV_SUFFIXES, PARQUET_SUFFIXES, _kind
-from ._validation import _type_name
+from ._io import CSV_SUFFIXES, PARQUET_SUFFIXES, _kind, fix_row_sums, match_label_columns
+from ._validation import _type_name, check_flag
+from .frame import group_key_rows
 from .stream import DEFAULT_MAX_EXACT, DEFAULT_N_GRID, Evaluator, StreamResult
 
 __all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "evaluate_file"]
 
 #: Largest CSV block read at once (pyarrow reads up to 32 blocks ahead).
 _CSV_BLOCK = 1 << 20
+#: Largest block of a CSV file holding a field longer than _CSV_BLOCK: a field must fit in one.
+_CSV_BLOCK_MAX = 1 << 26
 _NO_GROUP = object()
 
 
@@ -152,6 +155,7 @@ class _Source:
         self.delimiter = delimiter or ("\t" if ".tsv" in path.name.lower() else ",")
         self.file: Any = None
         self.raw: Any = None
+        self.block = _CSV_BLOCK
         try:
             self._open()
         except (pa.ArrowInvalid, OSError) as exc:
@@ -175,10 +179,17 @@ class _Source:
             import pyarrow.csv as pacsv
 
             self.pacsv = pacsv
-            try:
-                self.schema = self._csv_reader(1 << 20, [], {}).schema
-            finally:
-                self.close()
+            block = _CSV_BLOCK
+            while True:
+                try:
+                    self.schema = self._csv_reader(block, [], {}).schema
+                    break
+                except self.pa.ArrowInvalid as exc:  # a field longer than the block: larger blocks
+                    if "straddling" not in str(exc) or block >= _CSV_BLOCK_MAX:
+                        raise
+                    block = min(8 * block, _CSV_BLOCK_MAX)
+                finally:
+                    self.close()
             self.total = path.stat().st_size
 
     def close(self) -> None:
@@ -223,11 +234,35 @@ class _Source:
         # pyarrow's reader reads up to 32 blocks ahead of the parser, so the blocks are kept
         # small (memory ~ 32 blocks) and joined into batches of batch_size rows here
         block = int(min(_CSV_BLOCK, max(1 << 16, 1.1 * batch_size * self._row_bytes())))
+        done = 0  # rows yielded, which a new pass with larger blocks skips
+        while True:
+            self.block = block
+            try:
+                for batch in self._csv_batches(block, columns, types, batch_size, done):
+                    done += batch.num_rows
+                    yield batch
+                return
+            except self.pa.ArrowInvalid as exc:
+                if "straddling" not in str(exc) or block >= _CSV_BLOCK_MAX:
+                    raise
+                # a field longer than a block (pyarrow cannot split it): read the file again
+                # with larger blocks, past the rows already evaluated
+                block = min(8 * block, _CSV_BLOCK_MAX)
+
+    def _csv_batches(
+        self, block: int, columns: list[str], types: dict, batch_size: int, skip: int
+    ) -> Iterator[Any]:
+        """Batches of ``batch_size`` rows of a CSV file read in blocks, after ``skip`` rows."""
         pa = self.pa
         pending: list[Any] = []
         rows = 0
         try:
             for rb in self._csv_reader(block, columns, types):
+                if skip:
+                    if rb.num_rows <= skip:
+                        skip -= rb.num_rows
+                        continue
+                    rb, skip = rb.slice(skip), 0
                 pending.append(rb)
                 rows += rb.num_rows
                 if rows < batch_size:
@@ -291,6 +326,20 @@ def _group_key(values: list[Any]) -> Any:
     return out[0] if len(out) == 1 else out
 
 
+def _missing_keys(pa: Any, batch: Any, by: list[str]) -> list[np.ndarray]:
+    """Where each ``by`` column of the batch is missing (null, or NaN)."""
+    import pyarrow.compute as pc
+
+    out = []
+    for name in by:
+        column = batch.column(name)
+        if pa.types.is_dictionary(column.type):
+            column = column.dictionary_decode()
+        missing = pc.is_null(column, nan_is_null=True)
+        out.append(np.asarray(missing.to_numpy(zero_copy_only=False), dtype=bool))
+    return out
+
+
 def _groups(pa: Any, batch: Any, by: list[str]) -> list[tuple[Any, np.ndarray]]:
     """(key, row positions) of every group of the batch, in order of first appearance."""
     import pyarrow.compute as pc
@@ -341,6 +390,8 @@ def evaluate_file(
     progress: bool | Callable[[int], Any] = False,
     max_exact: int = DEFAULT_MAX_EXACT,
     n_grid: int = DEFAULT_N_GRID,
+    renormalize: bool = False,
+    sum_tolerance: float | None = None,
 ) -> StreamResult | dict[Any, StreamResult]:
     """Compute metrics of the predictions in a CSV or Parquet file, in constant memory.
 
@@ -355,7 +406,11 @@ def evaluate_file(
         carries its own order.
     proba : str or list of str
         The probability columns, one per class in ordinal order: a list of column names, or a
-        prefix, which takes every column whose name starts with it, in file order.
+        prefix, which takes every column whose name starts with it, in file order. Columns
+        named after the classes (``p_mild`` for the label ``mild``, ``p_Very_Good`` for
+        ``"Very Good"``, ``p_2`` for the class 2 of integer truth) are taken in the order of
+        ``labels``; a list naming them in another order, or columns of which only some are
+        named after labels, raise a ValueError.
     metrics : list or MetricSet, optional
         As in :func:`ordmetrics.evaluate`; default :data:`~ordmetrics.DEFAULT_METRICS`.
         Calibration metrics must use uniform bins (see :class:`~ordmetrics.stream.Evaluator`).
@@ -365,15 +420,19 @@ def evaluate_file(
         A column of non-negative frequency weights.
     by : str or list of str, optional
         Column(s) to group by: one evaluator per group, so the state grows with the number of
-        groups (each holds up to K (max_exact or n_grid) numbers for the ranking metrics). A
-        missing value forms a group of its own, keyed ``None``.
+        groups (each holds up to K (max_exact or n_grid) numbers for the ranking metrics). Rows
+        with a missing key (an empty cell, null or NaN) are handled as ``nan_policy`` says, as
+        in :func:`ordmetrics.evaluate`: an error naming the column and the first such row
+        (``"raise"``), dropped (``"omit"``), or kept, a missing value forming a group of its
+        own keyed ``None`` (``"propagate"``).
     batch_size : int, default 65536
         Rows per batch. A Parquet file is read in batches of at most this many rows (never
         across row groups), a CSV file in blocks of at most 1 MiB (pyarrow reads up to 32
         blocks ahead) joined into batches of this many rows.
     nan_policy : {"raise", "omit", "propagate"}, default "raise"
         Rows with a missing value (an empty cell or NaN in the truth, probability or weight
-        columns): raise an error, drop them, or give NaN for every metric.
+        columns): raise an error, drop them, or give NaN for every metric; and rows with a
+        missing group key (see ``by``).
     decision : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         The :func:`~ordmetrics.decide` rule of the agreement metrics.
     delimiter : str, optional
@@ -384,6 +443,12 @@ def evaluate_file(
         that batch.
     max_exact, n_grid : int
         The ranking table of the :class:`~ordmetrics.stream.Evaluator`.
+    renormalize : bool, default False
+        Rescale every probability row to sum 1 (by default each must sum to 1 within 1e-6).
+    sum_tolerance : float, optional
+        Accept the probability rows whose sums lie within this distance of 1 (e.g. 1e-5 for
+        probabilities rounded to 6 decimals) and rescale them to sum 1; any other row is an
+        error.
 
     Returns
     -------
@@ -429,6 +494,23 @@ def evaluate_file(
         raise FileNotFoundError(f"no such file: {str(path)!r}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer (rows); got {batch_size!r}.")
+    if delimiter is not None and (
+        not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in ('"', "\n", "\r")
+    ):
+        raise ValueError(
+            f"delimiter must be one character, e.g. ';' or '\\t'; got {delimiter!r}. Pass "
+            "None for the default (',', or a tab for .tsv files)."
+        )
+    renormalize = check_flag(renormalize, "renormalize")
+    if sum_tolerance is not None and (
+        isinstance(sum_tolerance, bool)
+        or not isinstance(sum_tolerance, int | float | np.integer | np.floating)
+        or not 0.0 <= float(sum_tolerance) < 1.0
+    ):
+        raise ValueError(
+            "sum_tolerance must be None or a number in [0, 1), the largest distance of a row "
+            f"sum from 1 that is accepted (e.g. 1e-5); got {sum_tolerance!r}."
+        )
     if not (progress is True or progress is False or progress is None or callable(progress)):
         raise TypeError(
             f"progress must be True, False or a callable taking the rows of a batch; got "
@@ -439,6 +521,9 @@ def evaluate_file(
     columns = source.columns
     truth_col = _column(truth, "truth", columns, where)
     proba_cols = _proba_columns(proba, columns, where)
+    proba_cols = match_label_columns(
+        proba_cols, labels, prefix=proba if isinstance(proba, str) else None
+    )
     weight_col = (
         None if sample_weight is None else _column(sample_weight, "sample_weight", columns, where)
     )
@@ -496,8 +581,14 @@ def evaluate_file(
             w = None if weight_col is None else _numbers(pa, batch.column(weight_col))
             key: Any = _NO_GROUP
             try:
+                P = fix_row_sums(P, renormalize=bool(renormalize), sum_tolerance=sum_tolerance)
                 if by_cols:
+                    keep = group_key_rows(  # rows counted as the note below counts them
+                        by_cols, _missing_keys(pa, batch, by_cols), nan_policy
+                    )
                     for key, rows in _groups(pa, batch, by_cols):
+                        if keep is not None and not keep[rows[0]]:
+                            continue  # omitted: a missing key (every row of the group has one)
                         ev = evaluators.get(key)
                         if ev is None:
                             ev = evaluators[key] = first._copy()
@@ -526,6 +617,12 @@ def _read(source: _Source, columns: list[str], types: dict, batch_size: int, pat
         except StopIteration:
             return
         except pa.ArrowInvalid as exc:
+            if "straddling" in str(exc):
+                raise ValueError(
+                    f"could not read {path.name!r} in batches: a row holds a field longer than "
+                    f"{_CSV_BLOCK_MAX >> 20} MiB, the largest block of the reader (a stray quote "
+                    "can make the rest of a file one field). Check the file's quoting."
+                ) from None
             raise ValueError(
                 f"could not read {path.name!r}: {exc}. The probability and weight columns must "
                 "hold numbers; a truth column of strings needs labels=[...]."
@@ -544,6 +641,7 @@ class _ProgressHook:
 
     def __enter__(self) -> Callable[[int], None]:
         if self.progress is True:
+            bar: Any
             try:
                 from ._progress import progress as bar
             except ImportError:  # pragma: no cover - the command-line helpers are absent

@@ -4,7 +4,10 @@
 computes a set of metrics (optionally per group of rows) and returns a long table of the same
 library as its input, one row per (group, metric)::
 
-    group columns... | metric | estimate | direction
+    group columns... | metric | estimator | estimate | direction
+
+the layout of yardstick's ``.metric`` / ``.estimator`` / ``.estimate`` tables (see
+:func:`evaluate` for the column contract).
 
 :func:`metric_set` bundles metrics with fixed options into a frozen, callable
 :class:`MetricSet`, so that one evaluation can be repeated on many frames.
@@ -22,10 +25,11 @@ import numbers
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ._io import match_label_columns
 from ._registry import MetricSpec, get_metric
 from ._validation import NAN_POLICIES, _fmt_rows, _type_name, check_option
 from .decisions import RULES, decide
@@ -54,8 +58,8 @@ _DECISION_KINDS = ("agreement",)
 #: Arguments that :func:`evaluate` sets for every metric; they cannot be fixed per entry.
 _PER_CALL = ("labels", "sample_weight", "nan_policy")
 
-#: Names of the output columns besides the group columns.
-_OUTPUT_COLUMNS = ("metric", "estimate", "direction")
+#: Names of the output columns besides the group columns, in output order.
+_OUTPUT_COLUMNS = ("metric", "estimator", "estimate", "direction")
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,7 +244,7 @@ def _as_entries(item: Any) -> list[MetricEntry]:
     if isinstance(item, MetricSet):
         return list(item.entries)
     if isinstance(item, str | MetricSpec):
-        return [MetricEntry(item)]
+        return [MetricEntry(cast(str, item))]  # a spec is taken as its name
     if isinstance(item, tuple):
         if len(item) in (2, 3) and isinstance(item[0], str | MetricSpec):
             return [MetricEntry(*item)]
@@ -311,18 +315,34 @@ class MetricSet:
                     "they label the output rows. Drop the repeat, or give one an explicit "
                     f"name: ({e.metric!r}, {{...}}, 'my_name')."
                 )
-            seen[e.name] = e
+            seen[cast(str, e.name)] = e
         object.__setattr__(self, "entries", entries)
 
     @property
     def names(self) -> tuple[str, ...]:
         """The display names, in output order."""
-        return tuple(e.name for e in self.entries)
+        return tuple(cast(str, e.name) for e in self.entries)
 
     @property
     def directions(self) -> tuple[str, ...]:
         """The direction of every metric, in output order."""
         return tuple(e.direction for e in self.entries)
+
+    def estimators(self, n_classes: int) -> tuple[str, ...]:
+        """The ``estimator`` of every metric for ``n_classes`` classes, in output order.
+
+        See :meth:`ordmetrics.MetricSpec.estimator_for`: ``binary`` for K = 2 where the
+        formula is the same for every K, else the registry's ``estimator``.
+
+        Examples
+        --------
+        >>> from ordmetrics.frame import metric_set
+        >>> metric_set("rps", "macro_f1", "ece").estimators(4)
+        ('multiclass', 'macro', 'top_label')
+        >>> metric_set("rps", "macro_f1", "ece").estimators(2)
+        ('binary', 'macro', 'top_label')
+        """
+        return tuple(e.spec.estimator_for(n_classes) for e in self.entries)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -404,10 +424,10 @@ def metric_set(*metrics: Any) -> MetricSet:
     ...     "p2": [0.1, 0.2, 0.6, 0.2],
     ... })
     >>> ms(df, truth="grade", proba="p").round(4)
-                             metric  estimate direction
-    0                           rps     0.155  minimize
-    1  expected_cost(costs=squared)     1.000  minimize
-    2         kappa(weights=linear)     0.500  maximize
+                             metric   estimator  estimate direction
+    0                           rps  multiclass     0.155  minimize
+    1  expected_cost(costs=squared)  multiclass     1.000  minimize
+    2         kappa(weights=linear)  multiclass     0.500  maximize
     """
     entries: list[MetricEntry] = []
     for item in metrics:
@@ -576,7 +596,8 @@ def _numeric(frame: Any, name: Any, arg: str, nw: Any) -> np.ndarray:
             f"{arg} column {name!r} must be numeric; it has dtype {dtype}. Convert it first, "
             "e.g. with .astype(float) (pandas) or .cast(pl.Float64) (polars)."
         )
-    return np.asarray(frame[name].cast(nw.Float64).to_numpy(), dtype=np.float64)
+    # get_column: frame[name] would take an integer name as a row position
+    return np.asarray(frame.get_column(name).cast(nw.Float64).to_numpy(), dtype=np.float64)
 
 
 @dataclass
@@ -617,10 +638,99 @@ def _agreement_labels(truth: Any, labels: Any, n_classes: int, nw: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def _groups(frame: Any, by: list[Any], nw: Any) -> list[np.ndarray]:
-    """Row positions of every group, groups in order of first appearance (one pass)."""
+def group_key_rows(
+    by: list[Any],
+    missing: list[np.ndarray],
+    nan_policy: str,
+    where: str = "",
+    offset: int = 0,
+) -> np.ndarray | None:
+    """The rows to keep under ``nan_policy`` given where each ``by`` column is missing.
+
+    Every front that groups rows (:func:`evaluate`, the report, the CSV reader of the base
+    install, :func:`ordmetrics.evaluate_file`, :func:`ordmetrics.dask.evaluate`) treats a
+    missing group key so:
+
+    - ``"raise"``: a ValueError naming the column and the first row whose key is missing;
+    - ``"omit"``: those rows are dropped (the boolean mask of the rows kept is returned);
+    - ``"propagate"``: they are kept, the rows with a missing value in a column forming one
+      group (with the other columns' values), as ``dplyr::group_by`` keeps ``NA`` groups.
+
+    Parameters
+    ----------
+    by : list
+        The group columns.
+    missing : list of ndarray of bool
+        For each column of ``by``, where its value is missing (None, NaN, NA).
+    nan_policy : {"raise", "omit", "propagate"}
+        The policy of the call.
+    where : str, optional
+        Words placing the rows, appended to the row numbers (e.g. ``" of partition 3"``).
+    offset : int, optional
+        The number of the first row of ``missing`` in the message (rows of a batch).
+
+    Returns
+    -------
+    ndarray of bool or None
+        None when every row is kept, else the rows kept (``"omit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.frame import group_key_rows
+    >>> miss = [np.array([False, True, False]), np.array([False, False, True])]
+    >>> group_key_rows(["site", "fold"], miss, "omit")
+    array([ True, False, False])
+    >>> group_key_rows(["site", "fold"], miss, "propagate") is None
+    True
+    >>> group_key_rows(["site", "fold"], miss, "raise")
+    Traceback (most recent call last):
+    ...
+    ValueError: by column 'site' is missing (NaN/None) in row 1 (the first of 2 rows with a
+    missing group key); with nan_policy='raise' every row needs a group. Pass nan_policy='omit'
+    to drop those rows, or nan_policy='propagate' to keep them as a group whose key is missing.
+    """
+    if nan_policy == "propagate" or not missing:
+        return None
+    any_missing = np.logical_or.reduce([np.asarray(m, dtype=bool) for m in missing])
+    if not any_missing.any():
+        return None
+    if nan_policy == "raise":
+        first = int(np.argmax(any_missing))
+        column = next(c for c, m in zip(by, missing, strict=True) if m[first])
+        n = int(any_missing.sum())
+        count = "the only row" if n == 1 else f"the first of {n} rows"
+        row = offset + first
+        raise ValueError(
+            f"by column {column!r} is missing (NaN/None) in row {row}{where} ({count} with "
+            "a missing group key); with nan_policy='raise' every row needs a group. Pass "
+            "nan_policy='omit' to drop those rows, or nan_policy='propagate' to keep them as a "
+            "group whose key is missing."
+        )
+    return ~any_missing
+
+
+def _missing(series: Any) -> np.ndarray:
+    """Where a narwhals series is missing: null, or NaN in a float column."""
+    m = series.is_null()
+    if series.dtype.is_float():
+        m = m | series.is_nan().fill_null(True)
+    return np.asarray(m.to_numpy(), dtype=bool)
+
+
+def _groups(frame: Any, by: list[Any], nw: Any, nan_policy: str = "propagate") -> list[np.ndarray]:
+    """Row positions of every group, groups in order of first appearance (one pass).
+
+    Rows with a missing key are handled as :func:`group_key_rows` says; all the missing values
+    of a column (None and NaN alike) fall into one group.
+    """
+    missing = [_missing(frame.get_column(c)) for c in by]
+    keep = group_key_rows(by, missing, nan_policy)
     index = nw.generate_temporary_column_name(8, columns=[str(c) for c in frame.columns])
-    keyed = frame.select(by).with_row_index(index)
+    keys = [nw.col(c).fill_nan(None) if frame.schema[c].is_float() else nw.col(c) for c in by]
+    keyed = frame.select(keys).with_row_index(index)
+    if keep is not None:
+        keyed = keyed.filter(nw.new_series(index, keep, nw.Boolean(), backend=frame.implementation))
     groups = [
         np.sort(np.asarray(sub[index].to_numpy(), dtype=np.int64))
         for _, sub in keyed.group_by(by, drop_null_keys=False)
@@ -692,6 +802,11 @@ def _evaluate_group(
     return values
 
 
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds (``nan`` rather than ``np.float64(nan)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _as_float(value: Any, entry: MetricEntry) -> float:
     arr = np.asarray(value)
     if arr.ndim != 0:
@@ -723,15 +838,50 @@ class FrameData:
     groups: list[np.ndarray]  # row positions of each group, in order of first appearance
 
 
+def label_proba_columns(
+    proba: Any, columns: list[Any], labels: Any, categories: Any = None
+) -> list[Any]:
+    """The probability columns that ``proba`` selects, in the order of the classes.
+
+    The one reader of ``proba`` for every front (data frames, Dask frames, the CSV reader of
+    the base install): a list of names or a prefix (columns in table order), then, when the
+    names end in the class labels (``p_mild``), the order of ``labels`` (or, without labels,
+    of ``categories``, those of an ordered categorical truth); see
+    :func:`ordmetrics._io.match_label_columns`.
+
+    Examples
+    --------
+    >>> from ordmetrics.frame import label_proba_columns
+    >>> label_proba_columns("p_", ["y", "p_hi", "p_lo"], ["lo", "hi"])
+    ['p_lo', 'p_hi']
+    """
+    chosen = _proba_columns(proba, columns)
+    named = labels if labels is not None else categories
+    return match_label_columns(chosen, named, prefix=proba if isinstance(proba, str) else None)
+
+
 def read_frame(
-    data: Any, *, truth: Any, proba: Any, by: Any, labels: Any, sample_weight: Any
+    data: Any,
+    *,
+    truth: Any,
+    proba: Any,
+    by: Any,
+    labels: Any,
+    sample_weight: Any,
+    nan_policy: str = "propagate",
 ) -> FrameData:
-    """Check the columns of ``data`` and read them as :func:`evaluate` does."""
+    """Check the columns of ``data`` and read them as :func:`evaluate` does.
+
+    ``nan_policy`` says what becomes of rows with a missing group key (see
+    :func:`group_key_rows`); the default keeps them as a group of their own.
+    """
     nw = _narwhals()
     frame = data if isinstance(data, nw.DataFrame) else _as_frame(data)
     columns = list(frame.columns)
     truth_col = _check_column(truth, "truth", columns)
-    proba_cols = _proba_columns(proba, columns)
+    dtype = frame.schema[truth_col]  # the categories of an ordered truth name the classes too
+    categories = list(dtype.categories) if isinstance(dtype, nw.Enum) else None
+    proba_cols = label_proba_columns(proba, columns, labels, categories)
     by_cols = _by_columns(by, columns)
     weight_col = (
         None if sample_weight is None else _check_column(sample_weight, "sample_weight", columns)
@@ -742,7 +892,7 @@ def read_frame(
     for j, c in enumerate(proba_cols):
         P[:, j] = _numeric(frame, c, "proba", nw)
     weight = None if weight_col is None else _numeric(frame, weight_col, "sample_weight", nw)
-    truth_series = frame[truth_col]
+    truth_series = frame.get_column(truth_col)
     impl = frame.implementation
     # pandas and polars columns go to the core as they are (it reads an ordered categorical /
     # Enum itself); other libraries' columns as NumPy arrays, with an Enum's order as labels
@@ -758,7 +908,7 @@ def read_frame(
         labels=labels,
         agreement_labels=agreement_labels,
     )
-    groups = _groups(frame, by_cols, nw) if by_cols else []
+    groups = _groups(frame, by_cols, nw, nan_policy) if by_cols else []
     return FrameData(frame, inputs, proba_cols, by_cols, weight_col, groups)
 
 
@@ -787,15 +937,23 @@ def evaluate(
     proba : str or list of str
         The probability columns, one per class in ordinal order: a list of column names, or a
         prefix string, which takes every column whose name starts with it, in frame order
-        (``"p_"`` takes ``p_0, p_1, ...``).
+        (``"p_"`` takes ``p_0, p_1, ...``). Columns named after the classes (``p_mild`` for
+        the label ``mild``, ``p_Very_Good`` for ``"Very Good"``, ``p_2`` for the class 2 of
+        integer truth) are taken in the order of ``labels`` (or of an ordered categorical
+        truth); a list naming the classes in another order, or columns of which only some are
+        named after classes, raise a ValueError.
     metrics : list or MetricSet, optional
         Registered metric names, ``(name, options)`` pairs, entries and sets of
         :func:`metric_set`, or one :class:`MetricSet`. The default, :data:`DEFAULT_METRICS`,
         is the six scoring rules (``rps``, ``sa_rps``, ``brier``, ``log_loss``, ``pbs``,
         ``pll``), then ``qwk``, ``expected_cost``, ``c_index`` and ``ece``.
     by : str or list of str, optional
-        Column(s) to group by; the metrics are computed on the rows of each group. A missing
-        value (NaN/None) in a group column forms a group of its own.
+        Column(s) to group by; the metrics are computed on the rows of each combination of
+        their values that occurs. A row whose key is missing (None, NaN, NA in any ``by``
+        column) is handled as ``nan_policy`` says: ``"raise"`` names the column and the first
+        such row; ``"omit"`` drops those rows; ``"propagate"`` keeps them, the rows with a
+        missing value in a column forming one group whose key is missing there (as
+        ``dplyr::group_by`` keeps an ``NA`` group).
     labels : sequence, optional
         The class labels in ordinal order, i.e. the class of each probability column;
         needed for string truth, not for an ordered categorical / Enum.
@@ -803,7 +961,8 @@ def evaluate(
         A column of non-negative frequency weights.
     nan_policy : {"raise", "omit", "propagate"}, default "raise"
         What every metric does with missing values in the truth, probability or weight
-        columns: raise an error, drop those rows, or give NaN as the estimate.
+        columns: raise an error, drop those rows, or give NaN as the estimate; and what
+        becomes of rows with a missing group key (see ``by``).
     decision : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         The :func:`~ordmetrics.decide` rule that turns the probabilities into the predicted
         classes of the agreement metrics (``qwk``, ``expected_cost``, ``kappa``, ...), unless
@@ -812,11 +971,27 @@ def evaluate(
     Returns
     -------
     DataFrame
-        Of the same library as ``data``, with columns: the ``by`` columns (values and dtypes
-        of the input), ``metric`` (the display name, string), ``estimate`` (float64) and
-        ``direction`` (``"minimize"`` or ``"maximize"``, string). One row per group and
-        metric: groups in order of their first appearance in ``data``, and within each group
-        the metrics in the order given.
+        Of the same library as ``data`` (pandas in, pandas out; polars, polars; pyarrow,
+        pyarrow), with these columns in this order:
+
+        ========================  ========  ==================================================
+        column                    dtype     content
+        ========================  ========  ==================================================
+        the ``by`` columns        as input  the group's key (missing under ``"propagate"``)
+        ``metric``                string    the display name (see :func:`metric_set`)
+        ``estimator``             string    how the metric is formed from the K classes
+        ``estimate``              float64   the value
+        ``direction``             string    ``"minimize"`` or ``"maximize"``
+        ========================  ========  ==================================================
+
+        One row per group and metric: groups in order of their first appearance in ``data``,
+        and within each group the metrics in the order given. ``estimator`` names the
+        averaging as yardstick's ``.estimator`` column does: ``"binary"`` when K = 2 for the
+        metrics whose formula is the same for every K, else the metric's registry
+        ``estimator``: ``"multiclass"`` (scoring rules, kappa, accuracy, expected cost),
+        ``"macro"`` (macro F1 / precision / recall, AMAE, classwise ECE), ``"max"`` (MMAE),
+        ``"top_label"`` (ECE), ``"cumulative"`` (cumulative ECE), ``"ordinal"`` (C-index)
+        or ``"standard"`` (MAE, Spearman, Kendall tau); ``ordmetrics list`` shows them.
 
     Raises
     ------
@@ -863,18 +1038,18 @@ def evaluate(
     ...     "p2": [0.1, 0.2, 0.6, 0.2, 0.1, 0.6],
     ... })
     >>> evaluate(df, truth="grade", proba="p", metrics=["rps", "qwk"]).round(4)
-      metric  estimate direction
-    0    rps    0.0683  minimize
-    1    qwk    1.0000  maximize
+      metric   estimator  estimate direction
+    0    rps  multiclass    0.0683  minimize
+    1    qwk  multiclass    1.0000  maximize
     >>> out = evaluate(
     ...     df, truth="grade", proba=["p0", "p1", "p2"], metrics=["rps", "c_index"], by="site"
     ... )
     >>> out.round(4)
-      site   metric  estimate direction
-    0    a      rps    0.0583  minimize
-    1    a  c_index    1.0000  maximize
-    2    b      rps    0.0783  minimize
-    3    b  c_index    1.0000  maximize
+      site   metric   estimator  estimate direction
+    0    a      rps  multiclass    0.0583  minimize
+    1    a  c_index     ordinal    1.0000  maximize
+    2    b      rps  multiclass    0.0783  minimize
+    3    b  c_index     ordinal    1.0000  maximize
     >>> float(out["estimate"][0]) == ordmetrics.rps(df.grade[:3], df[["p0", "p1", "p2"]][:3])
     True
     """
@@ -885,7 +1060,13 @@ def evaluate(
     check_option(decision, "decision", RULES)
 
     read = read_frame(
-        frame, truth=truth, proba=proba, by=by, labels=labels, sample_weight=sample_weight
+        frame,
+        truth=truth,
+        proba=proba,
+        by=by,
+        labels=labels,
+        sample_weight=sample_weight,
+        nan_policy=nan_policy,
     )
     inputs, by_cols = read.inputs, read.by
     impl = frame.implementation
@@ -896,7 +1077,9 @@ def evaluate(
         for rows in groups:
 
             def describe(first: int = int(rows[0])) -> str:
-                keys = ", ".join(f"{c}={nw.to_py_scalar(frame[c][first])!r}" for c in by_cols)
+                keys = ", ".join(
+                    f"{c}={_plain(nw.to_py_scalar(frame.get_column(c)[first]))!r}" for c in by_cols
+                )
                 return f" in the group {keys}"
 
             values.extend(_evaluate_group(ms, inputs, rows, nan_policy, decision, describe))
@@ -908,14 +1091,21 @@ def evaluate(
     out = nw.from_dict(
         {
             "metric": list(ms.names) * n_groups,
+            "estimator": list(ms.estimators(len(read.proba))) * n_groups,
             "estimate": np.asarray(values, dtype=np.float64),
             "direction": list(ms.directions) * n_groups,
         },
-        schema={"metric": nw.String(), "estimate": nw.Float64(), "direction": nw.String()},
+        schema={
+            "metric": nw.String(),
+            "estimator": nw.String(),
+            "estimate": nw.Float64(),
+            "direction": nw.String(),
+        },
         backend=impl,
     )
     if by_cols:
         first = np.array([int(g[0]) for g in groups], dtype=np.int64)
-        keys = nw.maybe_reset_index(frame.select(by_cols)[np.repeat(first, len(ms))])
+        keys = frame.select([nw.col(c) for c in by_cols])
+        keys = nw.maybe_reset_index(keys[np.repeat(first, len(ms))])
         out = nw.concat([keys, out], how="horizontal")
     return out.to_native()

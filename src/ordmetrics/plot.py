@@ -31,7 +31,6 @@ Examples
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,7 +39,7 @@ import numpy as np
 
 from ._docs import fill_doc
 from ._registry import MetricSpec, get_metric, list_metrics
-from ._validation import _type_name, check_option, prepare_hard
+from ._validation import _type_name, check_flag, check_option, prepare_hard
 from .agreement import confusion_matrix
 from .calibration import (
     VIEWS,
@@ -320,9 +319,13 @@ def retention_curves_data(
                 y_true, y_proba, by=rule, sample_weight=weight, n_random=0, **common
             ).values
     alpha = (1.0 - level) / 2.0
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-        low, high = np.nanquantile(resampled, [alpha, 1.0 - alpha], axis=1)
+    # fractions where every resample is NaN get NaN bands; nanquantile would warn there, and
+    # the process-wide warning filters are not ours to change (not thread-safe)
+    all_nan = np.asarray(np.isnan(resampled).all(axis=1), dtype=bool)
+    filled = np.where(all_nan[:, None, :], 0.0, resampled)
+    low, high = np.nanquantile(filled, [alpha, 1.0 - alpha], axis=1)
+    low[all_nan] = np.nan
+    high[all_nan] = np.nan
     bands = tuple((low[j], high[j]) for j in range(len(rules)))
     return RetentionCurvesData(curves, bands, resampled, level, n_resamples)
 
@@ -432,6 +435,7 @@ def plot_retention(
                 curve.fractions, low, high, color=line.get_color(), alpha=0.18, linewidth=0
             )
     drawn: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {"oracle": [], "random removal": []}
+    oracle, random = check_flag(oracle, "oracle"), check_flag(random, "random")
     for curve in seq:
         for label, values, wanted, style in (
             ("oracle", curve.oracle, oracle, _ORACLE_STYLE),
@@ -765,6 +769,7 @@ def reliability_diagram(
     ax.plot(
         [0, 1], [0, 1], color="grey", linestyle="--", linewidth=1.0, label="perfect calibration"
     )
+    colors: list[Any]
     if view == "top_label":
         colors = ["C0"]
     else:
@@ -1168,6 +1173,404 @@ def confusion_matrix_heatmap(
         "all": "proportions of all rows",
     }[normalize]
     ax.set_title(f"Confusion matrix ({what})")
-    if colorbar:
+    if check_flag(colorbar, "colorbar"):
         ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# CORP reliability diagrams (ordmetrics.corp)
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["CorpDiagramData", "corp_reliability_diagram", "corp_reliability_diagram_data"]
+
+
+@dataclass(frozen=True, eq=False)
+class CorpDiagramData:
+    """The data of :func:`corp_reliability_diagram`: what is drawn, per event.
+
+    Attributes
+    ----------
+    event : str
+        The view: ``"top_label"``, ``"class"`` or ``"cumulative"``.
+    curves : tuple of CorpCurve
+        The curves drawn (all events, or those chosen): ``x`` against ``recalibrated``, and
+        the band ``band_x``, ``band_lower``, ``band_upper`` where there is one.
+    labels : tuple of str
+        The legend entry of every curve: the event and its MCB, DSC and UNC.
+    title : str
+        The title: the view, the band's level and resamples where there are bands.
+    """
+
+    event: str
+    curves: tuple[Any, ...]
+    labels: tuple[str, ...]
+    title: str
+
+    def __repr__(self) -> str:
+        return f"CorpDiagramData(event={self.event!r}, curves={len(self.curves)})"
+
+
+def _corp_label(curve: Any) -> str:
+    name = "top label" if curve.event == "top_label" else curve.event
+    return f"{name}: MCB {curve.mcb:.4f}, DSC {curve.dsc:.4f}, UNC {curve.unc:.4f}"
+
+
+def corp_reliability_diagram_data(result: Any, *, events: Any = None) -> CorpDiagramData:
+    """The data of :func:`corp_reliability_diagram`: the chosen curves and their labels.
+
+    Parameters
+    ----------
+    result : CorpReliability
+        The result of :func:`~ordmetrics.corp_reliability`.
+    events : sequence of int or str, optional
+        The events to draw, by position or name (``"y <= 1"``); default all of them.
+
+    Returns
+    -------
+    CorpDiagramData
+        ``curves``, legend ``labels`` (event: MCB, DSC, UNC) and ``title``.
+
+    Examples
+    --------
+    >>> from ordmetrics import corp_reliability
+    >>> from ordmetrics.plot import corp_reliability_diagram_data
+    >>> P = [[0.8, 0.2], [0.6, 0.4], [0.4, 0.6], [0.2, 0.8]]
+    >>> data = corp_reliability_diagram_data(corp_reliability([0, 1, 0, 1], P, event="class"),
+    ...                                      events=["y = 1"])
+    >>> data.labels
+    ('y = 1: MCB 0.0750, DSC 0.1250, UNC 0.2500',)
+    >>> data.curves[0].recalibrated
+    array([0. , 0.5, 0.5, 1. ])
+    """
+    from .corp import CorpReliability
+
+    if not isinstance(result, CorpReliability):
+        raise TypeError(
+            f"result must be a CorpReliability, the result of ordmetrics.corp_reliability(...); "
+            f"got {_type_name(result)}."
+        )
+    names = result.events
+    if events is None:
+        chosen = list(range(len(names)))
+    else:
+        if isinstance(events, str | int) or not isinstance(events, Sequence):
+            events = [events]
+        chosen = []
+        for e in events:
+            if isinstance(e, str) and e in names:
+                chosen.append(names.index(e))
+            elif (
+                isinstance(e, int | np.integer)
+                and not isinstance(e, bool)
+                and -len(names) <= e < len(names)
+            ):
+                chosen.append(int(e) % len(names))
+            else:
+                raise ValueError(
+                    f"events must name events of the result ({', '.join(map(repr, names))}) "
+                    f"or give their positions 0..{len(names) - 1}; got {e!r}."
+                )
+    curves = tuple(result.curves[j] for j in chosen)
+    title = f"CORP reliability diagram ({result.event.replace('_', ' ')})"
+    if result.n_resamples:
+        title += f", {result.level:.0%} consistency bands ({result.n_resamples} resamples)"
+    return CorpDiagramData(result.event, curves, tuple(_corp_label(c) for c in curves), title)
+
+
+def corp_reliability_diagram(result: Any, ax: Axes | None = None, *, events: Any = None) -> Axes:
+    """CORP reliability diagram: the isotonic recalibration of every event, with its bands.
+
+    Draws, for each event of ``result`` (:func:`~ordmetrics.corp_reliability`), the
+    recalibrated forecast against the forecast value (a line through the tie groups), the
+    consistency band under calibration as a shaded area where the result has one, and the
+    diagonal. The legend gives each event's MCB, DSC and UNC.
+
+    Parameters
+    ----------
+    result : CorpReliability
+        The result of :func:`~ordmetrics.corp_reliability` (with ``n_resamples > 0`` for
+        bands).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    events : sequence of int or str, optional
+        The events to draw, by position or name; default all.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on: the diagonal, then one line per event (and one shaded band each
+        where there are bands).
+
+    Raises
+    ------
+    ImportError
+        When matplotlib is not installed (``pip install ordmetrics[plot]``).
+
+    See Also
+    --------
+    corp_reliability_diagram_data : The numbers drawn here.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from ordmetrics import corp_reliability
+    >>> from ordmetrics.plot import corp_reliability_diagram
+    >>> rng = np.random.default_rng(0)
+    >>> P = rng.dirichlet([1, 1, 1], 500)
+    >>> y = np.array([rng.choice(3, p=p) for p in P])
+    >>> result = corp_reliability(y, P, event="cumulative", n_resamples=50, random_state=0)
+    >>> ax = corp_reliability_diagram(result)
+    >>> ax.get_title()
+    'CORP reliability diagram (cumulative), 90% consistency bands (50 resamples)'
+    >>> len(ax.get_lines()), len(ax.collections)
+    (3, 2)
+    >>> plt.close("all")
+    """
+    _pyplot("corp_reliability_diagram")
+    data = corp_reliability_diagram_data(result, events=events)
+    ax = _axes("corp_reliability_diagram", ax)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1.0, label="calibration")
+    n = len(data.curves)
+    colors: list[Any] = ["C0"]
+    if n > 1:
+        import matplotlib as mpl
+
+        cmap = mpl.colormaps["viridis"]
+        colors = [cmap(0.9 * j / (n - 1)) for j in range(n)]
+    for curve, label, color in zip(data.curves, data.labels, colors, strict=True):
+        if curve.band_x is not None:
+            ax.fill_between(
+                curve.band_x,
+                curve.band_lower,
+                curve.band_upper,
+                color=color,
+                alpha=0.18,
+                linewidth=0,
+            )
+        ax.plot(curve.x, curve.recalibrated, color=color, linewidth=1.6, label=label)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("confidence" if data.event == "top_label" else "forecast probability")
+    ax.set_ylabel("recalibrated probability (PAV)")
+    ax.set_title(data.title)
+    ax.legend(fontsize="small", loc="upper left")
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Predicted and true cumulative distributions (Galdran, Figures 1-2)
+# --------------------------------------------------------------------------------------------
+
+__all__ += ["CdfPlotData", "cdf_plot", "cdf_plot_data"]
+
+#: Rows drawn by :func:`cdf_plot` when ``rows`` is not given.
+CDF_PLOT_DEFAULT_ROWS = 4
+
+
+@dataclass(frozen=True, eq=False)
+class CdfPlotData:
+    """The data of :func:`cdf_plot`.
+
+    Attributes
+    ----------
+    classes : tuple of str
+        The class names in ordinal order.
+    rows : ndarray of int
+        The row positions drawn, in the order given.
+    cdf : ndarray of shape (n_rows, K)
+        The predicted cumulative distributions F_k = p_1 + ... + p_k (last column 1).
+    truth : ndarray of shape (n_rows, K)
+        The true step distributions H_k = 1{y <= k}.
+    y_true : ndarray of int
+        The true class index of every drawn row.
+    rps, sa_rps, brier, cdf_l1 : ndarray
+        The per-sample scores of the drawn rows: the RPS is the mean squared gap between
+        the two curves, ``cdf_l1`` the mean absolute gap (the area between them over K - 1),
+        the Brier score ignores the order of the classes.
+    """
+
+    classes: tuple[str, ...]
+    rows: np.ndarray
+    cdf: np.ndarray
+    truth: np.ndarray
+    y_true: np.ndarray
+    rps: np.ndarray
+    sa_rps: np.ndarray
+    brier: np.ndarray
+    cdf_l1: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"CdfPlotData(rows={self.rows.tolist()}, {len(self.classes)} classes)"
+
+
+def _check_rows(rows: Any, n: int) -> np.ndarray:
+    if rows is None:
+        return np.arange(min(n, CDF_PLOT_DEFAULT_ROWS), dtype=np.int64)
+    if isinstance(rows, int | np.integer) and not isinstance(rows, bool):
+        rows = [rows]
+    if isinstance(rows, str | bytes | set | dict) or isinstance(rows, bool):
+        raise TypeError(
+            f"rows must be a sequence of row positions, e.g. rows=[0, 3]; got "
+            f"{_type_name(rows)} {rows!r}."
+        )
+    r = np.asarray(rows)
+    if r.ndim != 1 or r.size == 0 or not (np.issubdtype(r.dtype, np.integer)):
+        raise TypeError(
+            f"rows must be a non-empty 1-D sequence of integer row positions, e.g. rows=[0, 3]; "
+            f"got {rows!r}."
+        )
+    bad = r[(r < 0) | (r >= n)]
+    if bad.size:
+        raise ValueError(
+            f"rows must be positions 0..{n - 1} of y_proba (it has {n} rows); got {bad[0]}."
+        )
+    return r.astype(np.int64)
+
+
+@fill_doc()
+def cdf_plot_data(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    rows: Any = None,
+    labels: Any = None,
+) -> CdfPlotData:
+    """The data of :func:`cdf_plot`: predicted and true cumulative distributions of some rows.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_proba)s
+    rows : int or sequence of int, optional
+        The row positions to draw; default the first four rows.
+    %(labels)s
+        They name the classes.
+
+    Returns
+    -------
+    CdfPlotData
+        ``classes``, ``rows``, ``cdf``, ``truth``, ``y_true`` and the per-sample ``rps``,
+        ``sa_rps``, ``brier`` and ``cdf_l1`` of the rows.
+
+    Examples
+    --------
+    >>> from ordmetrics.plot import cdf_plot_data
+    >>> P = [[0.5, 0.5, 0.0], [0.5, 0.0, 0.5]]  # Galdran Sect. 2.2 (the values meant)
+    >>> data = cdf_plot_data([0, 0], P)
+    >>> data.cdf.tolist(), data.truth.tolist()
+    ([[0.5, 1.0, 1.0], [0.5, 0.5, 1.0]], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    >>> data.brier.tolist(), data.rps.tolist()  # the same Brier score, different RPS
+    ([0.5, 0.5], [0.125, 0.25])
+    """
+    from .scoring import brier, cdf_l1, rps, sa_rps
+
+    prep = prepare(y_true, y_proba, labels, None)
+    P = np.asarray(prep.other, dtype=np.float64)
+    n, k = P.shape
+    r = _check_rows(rows, n)
+    y = np.asarray(prep.y_true, dtype=np.int64)[r]
+    Pr = P[r]
+    F = np.cumsum(Pr, axis=1)
+    F[:, -1] = 1.0  # the row sums are 1 up to rounding (validated)
+    H = (np.arange(k)[None, :] >= y[:, None]).astype(np.float64)
+    scores = [f(y, Pr, reduction="none") for f in (rps, sa_rps, brier, cdf_l1)]
+    return CdfPlotData(_class_names(prep.labels, k), r, F, H, y, *scores)
+
+
+@fill_doc()
+def cdf_plot(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    rows: Any = None,
+    labels: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Predicted cumulative distributions against the true step distribution (Galdran, Fig. 1-2).
+
+    Draws, for each selected row, the predicted CDF F_k as a step curve and the true CDF
+    H_k = 1{y <= k} as a dashed step of the same colour, with the row's RPS and Brier score
+    in the legend. The RPS is the mean squared vertical gap between the two curves and
+    :func:`~ordmetrics.cdf_l1` the mean absolute gap; the Brier score ignores the order of
+    the classes, which is why two forecasts with the same Brier score can have different RPS.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_proba)s
+    rows : int or sequence of int, optional
+        The row positions to draw; default the first four rows.
+    %(labels)s
+        They are the tick labels.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    ImportError
+        When matplotlib is not installed (``pip install ordmetrics[plot]``).
+
+    See Also
+    --------
+    cdf_plot_data : The numbers drawn here.
+
+    References
+    ----------
+    .. [1] Galdran, A. Performance Metrics for Probabilistic Ordinal Classifiers. MICCAI
+       2023, Figures 1-2.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from ordmetrics.plot import cdf_plot
+    >>> P = [[0.5, 0.5, 0.0], [0.5, 0.0, 0.5]]
+    >>> ax = cdf_plot(["a", "a"], P, labels=["a", "b", "c"])
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['a', 'b', 'c']
+    >>> plt.close("all")
+    """
+    _pyplot("cdf_plot")
+    data = cdf_plot_data(y_true, y_proba, rows=rows, labels=labels)
+    ax = _axes("cdf_plot", ax)
+    k = len(data.classes)
+    x = np.arange(k)
+    m = len(data.rows)
+    for j in range(m):
+        color = f"C{j % 10}"
+        # a small vertical offset keeps curves that coincide visible
+        off = 0.012 * (j - (m - 1) / 2)
+        ax.step(
+            x,
+            data.cdf[j] + off,
+            where="post",
+            color=color,
+            linewidth=1.8,
+            label=(
+                f"row {data.rows[j]} (y = {data.classes[data.y_true[j]]}): "
+                f"RPS {data.rps[j]:.4g}, Brier {data.brier[j]:.4g}"
+            ),
+        )
+        ax.step(x, data.truth[j] + off, where="post", color=color, linestyle="--", linewidth=1.0)
+    ax.plot([], [], color="black", linestyle="--", linewidth=1.0, label="true CDF (dashed)")
+    ax.set_xticks(x, list(data.classes))
+    ax.set_xlim(-0.3, k - 0.7)
+    ax.set_ylim(-0.05, 1.08)
+    ax.set_xlabel("class k")
+    ax.set_ylabel("cumulative probability F_k")
+    ax.set_title("predicted vs true cumulative distributions")
+    ax.legend(fontsize="small", loc="lower right")
+    ax.grid(True, alpha=0.3)
     return ax

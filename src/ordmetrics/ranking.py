@@ -12,9 +12,17 @@ kendall_tau tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2))                  [-1, 1]  
 =========== ========================================================== ========= ==========
 
 ``y_score`` is either a 1-D score per row or a 2-D probability matrix of shape (N, K), which is
-ranked by its expected grade sum_k k p_k (k = 0..K-1). Weights are frequency weights: a row of
-integer weight w counts exactly as w repeated rows (so it forms w (w - 1) / 2 pairs with itself,
-tied in both y and s, and w_i w_j pairs with row j).
+ranked by its expected grade sum_k k p_k (k = 0..K-1). The expected grade is computed, so it
+carries rounding (``[0.4, 0, 0.6]`` and ``[0.2, 0.4, 0.4]`` give 1.2 and 1.2000000000000002):
+expected grades are grouped into ties by the rule of :mod:`ordmetrics._numerics` (sorted
+neighbours within 1e-12 max(1, |a|, |b|) of each other are tied, chained into groups), which
+never depends on the row order. A 1-D score is the caller's and is compared exactly.
+
+Weights are frequency weights: a row of integer weight w counts exactly as w repeated rows (so
+it forms w (w - 1) / 2 pairs with itself, tied in both y and s, and w_i w_j pairs with row j).
+They are scaled by an exact power of two first (:func:`ordmetrics._numerics.scale_weights`),
+so every result is the same for w and c w, and rows of weight 0 take no part (not even in the
+tie groups).
 
 Algorithm. The rows are sorted by score once and walked tie group by tie group, keeping the
 cumulative weight of each class among the rows already passed in a Fenwick tree over the
@@ -32,9 +40,10 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ._docs import fill_doc
+from ._jit import njit
+from ._numerics import scale_weights, snap_sorted
 from ._registry import register
 from ._validation import (
     NAN_POLICIES,
@@ -101,13 +110,16 @@ def _prepare_proba(
 
 def _prepare(
     y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
-) -> Prepared:
+) -> tuple[Prepared, bool]:
+    """Validated inputs, and whether the score is computed (an expected grade, tied by the
+    rule of :mod:`ordmetrics._numerics`) rather than given (compared exactly)."""
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if _is_matrix(y_score):
-        return _prepare_proba(y_true, y_score, labels, sample_weight, nan_policy)
-    return prepare_scores(
+        return _prepare_proba(y_true, y_score, labels, sample_weight, nan_policy), True
+    prep = prepare_scores(
         y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
     )
+    return prep, False
 
 
 def _dense_codes(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
@@ -205,9 +217,14 @@ class _Sums:
 
     __slots__ = ("S", "cov", "n_s", "n_y", "score_groups", "var_s", "var_y", "y_groups")
 
-    def __init__(self, prep: Prepared, *, pairs: bool, ranks: bool) -> None:
+    def __init__(self, prep: Prepared, *, pairs: bool, ranks: bool, computed: bool = False) -> None:
         y, k = _dense_codes(prep.y_true, prep.n_classes)
-        w = prep.weight
+        score = prep.other
+        w, _ = scale_weights(prep.weight)  # exact; every sum of products stays finite
+        if w is not None and not (w > 0.0).all():
+            # rows of weight 0 take no part (nor in the tie groups of a computed score)
+            keep = w > 0.0
+            y, score, w = y[keep], score[keep], w[keep]
         wk = np.bincount(y, weights=w, minlength=k).astype(np.float64, copy=False)
         before_k = np.cumsum(wk) - wk  # weight of the classes below each class
         total = float(wk.sum())
@@ -215,12 +232,15 @@ class _Sums:
         self.n_y = float(wk @ before_k)  # pairs with y_i != y_j, no cancellation
         d_class = before_k + 0.5 * wk - 0.5 * total  # centred weighted mid-rank of each class
         self.var_y = float(wk @ (d_class * d_class))
-        order = np.argsort(prep.other)
+        order = np.argsort(score)
+        s = score[order]  # gathered once: the walk then reads memory in sequence
+        if computed:
+            s = snap_sorted(s)  # near-ties of computed values are ties (ordmetrics._numerics)
         weighted = w is not None
         S, n_s, groups, cov, var_s = _tie_group_walk(
-            prep.other[order],  # gathered once: the walk then reads memory in sequence
+            s,
             y[order],
-            w[order] if weighted else np.empty(0),
+            w[order] if w is not None else np.empty(0),
             weighted,
             k,
             total,
@@ -275,7 +295,8 @@ def c_index(
     of the pairs of distinct classes; computed in O(N log N) time from one sort of the scores.
 
     A 2-D ``y_score`` is ranked by the expected grade sum_k k p_k (k = 0..K-1), the default
-    score of Waegeman et al. for probabilistic ordinal predictions.
+    score of Waegeman et al. for probabilistic ordinal predictions; expected grades equal
+    within 1e-12 are ties (module notes), so the result never depends on the row order.
 
     References
     ----------
@@ -293,11 +314,16 @@ def c_index(
     0.666666667
     >>> c_index(["low", "high", "mid"], [1.0, 3.0, 2.0], labels=["low", "mid", "high"])
     1.0
+
+    Both rows below have expected grade 1.2 (computed as 1.2 and 1.2000000000000002): a tie.
+
+    >>> c_index([0, 1], [[0.4, 0.0, 0.6], [0.2, 0.4, 0.4]])
+    0.5
     """
-    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=True, ranks=False)
+    sums = _Sums(prep, pairs=True, ranks=False, computed=computed)
     if sums.y_groups < 2:
         warn_undefined(
             "c_index",
@@ -362,10 +388,10 @@ def kendall_tau(
     >>> kendall_tau([0, 1, 2], [3.0, 2.0, 1.0])
     -1.0
     """
-    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=True, ranks=False)
+    sums = _Sums(prep, pairs=True, ranks=False, computed=computed)
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("kendall_tau", _constant_reason(sums))
         return math.nan
@@ -428,10 +454,10 @@ def spearman(
     >>> spearman([0, 0, 1, 1], [1.0, 2.0, 3.0, 4.0], sample_weight=[1, 0, 0, 1])
     1.0
     """
-    prep = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=False, ranks=True)
+    sums = _Sums(prep, pairs=False, ranks=True, computed=computed)
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("spearman", _constant_reason(sums))
         return math.nan

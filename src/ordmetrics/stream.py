@@ -15,8 +15,9 @@ keeps, whatever the number of rows N, only
   most ``max_exact`` distinct values, afterwards a grid of ``n_grid`` equal cells over
   [0, K - 1], rows in the same cell counting as tied.
 
-Evaluators of parts of the data merge (:meth:`Evaluator.merge`, or ``a + b``) into the
-evaluator of their union; merging is associative and commutative. :meth:`Evaluator.compute`
+Evaluators of parts of the data merge into the evaluator of their union: ``a.merge(b)`` adds
+``b`` to ``a`` in place (and returns ``a``), ``a + b`` makes a new evaluator and leaves both
+unchanged; merging is associative and commutative. :meth:`Evaluator.compute`
 returns a :class:`StreamResult`: the value of every metric and a bound on its error.
 
 Exactness. The scoring rules, the agreement metrics and the calibration errors are exact: any
@@ -39,6 +40,19 @@ order. Writing W_hc for the weight of class c in cell h, W_h = sum_c W_hc and W 
   the covariance moves by at most sum_h (W_h / 2) sum_c W_hc |d_c - m_h| (d_c the mid-rank of
   class c, m_h its mean in cell h) and the score variance grows by at most sum_h W_h^3 / 12.
   The bound is computed as for tau.
+
+Weight scale. Weights count only through their ratios, and the state is kept safe from
+overflow and underflow whatever their scale: every weighted sum of the state is held in units of
+2^e of the caller's weights, with one binary exponent e per evaluator chosen so that the largest
+weight seen lies in [1, 2) (e = 0 for unit weights). A batch with larger weights raises e and
+scales the state down by the exact power of two 2^-j; merging two evaluators scales the one of
+smaller e the same way. The values are therefore those of the in-memory functions (which scale
+the weights of all the rows by the same rule) for weights of any scale, from subnormals up to
+the float maximum, in one batch or many. What float64 cannot represent is lost in both the same
+way: a weight smaller than about 2^-1074 times the largest weight seen counts as 0 (weights of
+1e-300 in a stream that also holds weights of 1e300 contribute nothing, as in memory), and
+``total_weight`` and sums with ``reduction="sum"``, reported in the caller's units, are ``inf``
+beyond the float maximum (1.8e308) while the means stay exact.
 
 The bounds are exact computations from the table (0 for every exact metric); they hold for
 every data set with that table. With the defaults (2^16 cells) and continuous grades they are
@@ -81,9 +95,11 @@ from typing import Any
 
 import numpy as np
 
+from . import _numerics
 from . import agreement as _agreement
 from . import calibration as _calibration
 from . import ranking as _ranking
+from ._numerics import scale_weights
 from ._validation import (
     NAN_POLICIES,
     Prepared,
@@ -100,7 +116,14 @@ from ._validation import (
 from .decisions import RULES, decide
 from .frame import MetricEntry, MetricSet, _as_metric_set, metric_set
 
-__all__ = ["DEFAULT_MAX_EXACT", "DEFAULT_N_GRID", "STATE_VERSION", "Evaluator", "StreamResult"]
+__all__ = [
+    "DEFAULT_MAX_EXACT",
+    "DEFAULT_N_GRID",
+    "MAX_TABLE",
+    "STATE_VERSION",
+    "Evaluator",
+    "StreamResult",
+]
 
 #: Version of the layout of :meth:`Evaluator.state_dict`; a state of another version is refused.
 STATE_VERSION = 1
@@ -110,6 +133,10 @@ _FORMAT = "ordmetrics.stream.Evaluator"
 DEFAULT_MAX_EXACT = 4096
 #: Cells of the grid over [0, K - 1] once the grades are too many to keep exactly.
 DEFAULT_N_GRID = 2**16
+#: The largest ``n_grid`` and ``max_exact`` accepted: the ranking table holds K numbers per
+#: cell (or exact value), 8 bytes each, so 2^24 cells take 128 MiB per class, and its bound
+#: is then already far below 1e-9: larger tables would only exhaust the memory.
+MAX_TABLE = 2**24
 
 _SCORING = "scoring_rule"
 _AGREEMENT = "agreement"
@@ -144,7 +171,8 @@ class StreamResult:
     n_rows : int
         The rows scored (rows dropped by ``nan_policy="omit"`` not included).
     total_weight : float
-        Their total weight (``n_rows`` without weights).
+        Their total weight (``n_rows`` without weights); ``inf`` when it exceeds the largest
+        float (1.8e308), the values being exact all the same (see the module notes).
 
     Examples
     --------
@@ -343,6 +371,11 @@ def _rank_bounds(
     values: Mapping[str, float],
 ) -> dict[str, float]:
     """Error bounds of the ranking ``values`` computed on a grid table (see the module notes)."""
+    # the sums of the ranking metrics scale the weights by a power of two (exact, against
+    # overflow): scale the table the same way, so that every quantity below has one unit
+    scaled, e = scale_weights(w)
+    w = w if scaled is None else scaled
+    table = np.ldexp(table, -e)
     sums = _ranking._Sums(Prepared(cls, score, w, table.shape[1], None), pairs=True, ranks=True)
     w_h = table.sum(axis=1)
     before = np.cumsum(table, axis=1) - table
@@ -375,8 +408,18 @@ def _rank_bounds(
 
 
 def _check_count(value: Any, name: str, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {least}; got {_type_name(value)} {value!r}.")
+    value = int(value)
+    if value < least:
         raise ValueError(f"{name} must be an integer >= {least}; got {value!r}.")
+    if value > MAX_TABLE:
+        raise ValueError(
+            f"{name} must be at most {MAX_TABLE} (2^24, MAX_TABLE); got {value!r}. The ranking "
+            f"table keeps K numbers per cell (8 bytes each), so {value!r} cells would need "
+            f"{8 * value / 2**30:,.3g} GiB per class; the default {DEFAULT_N_GRID} already "
+            "bounds the error of the ranking metrics by about 1e-5 or less."
+        )
     return int(value)
 
 
@@ -405,9 +448,10 @@ class Evaluator:
         metrics, unless an entry fixes its own ``decision``.
     max_exact : int, default 4096
         Distinct expected grades (of rows of positive weight) kept exactly for the ranking
-        metrics; beyond, the grid.
+        metrics; beyond, the grid. At most :data:`MAX_TABLE` = 2^24.
     n_grid : int, default 65536
-        Cells of the grid over [0, K - 1] of the expected grade.
+        Cells of the grid over [0, K - 1] of the expected grade, at most :data:`MAX_TABLE`
+        = 2^24 (the table holds K numbers per cell).
 
     See Also
     --------
@@ -427,8 +471,9 @@ class Evaluator:
     messages), and K must be the same in every batch. A batch of zero rows changes nothing;
     rows of weight 0 are validated and then take no part, as in the functions.
 
-    :meth:`merge` (and ``a + b``, ``sum(evaluators)``) returns a new evaluator and leaves both
-    operands unchanged; :meth:`update` changes the evaluator in place. Evaluators pickle (via
+    ``a.merge(b)`` adds the rows of ``b`` to ``a`` in place and returns ``a`` (as :meth:`update`
+    changes the evaluator in place); ``a + b`` and ``sum(evaluators)`` return a new evaluator
+    and leave the operands unchanged. Evaluators pickle (via
     their :meth:`state_dict`), so they can be sent between processes.
 
     Examples
@@ -508,6 +553,7 @@ class Evaluator:
         self._n_rows = 0
         self._n_missing = 0
         self._total_weight = 0.0
+        self._weight_exp = 0
         self._propagated = False
         self._scoring: dict[str, float] = {}
         self._confusion: dict[str, np.ndarray] = {}
@@ -524,18 +570,18 @@ class Evaluator:
         for e in self._ms:
             if e.kind == _AGREEMENT:
                 opts = {key: v for key, v in e.options.items() if key != "decision"}
-                fns[e.name] = _agreement.counts_evaluator(e.metric, k, **opts)
+                fns[_name(e)] = _agreement.counts_evaluator(e.metric, k, **opts)
         self._counts_fns = fns
         self._k, self._labels = k, labels
         for e in self._ms:
             if e.kind == _SCORING:
-                self._scoring[e.name] = 0.0
+                self._scoring[_name(e)] = 0.0
             elif e.kind == _AGREEMENT:
                 self._confusion.setdefault(self._rule(e), np.zeros((k, k)))
             elif e.kind == _CALIBRATION:
                 n_events = {"top_label": 1, "classwise": k, "cumulative": k - 1}
                 shape = (n_events[_VIEWS[e.metric]], int(e.options.get("n_bins", 15)))
-                self._calib[e.name] = [np.zeros(shape), np.zeros(shape), np.zeros(shape)]
+                self._calib[_name(e)] = [np.zeros(shape), np.zeros(shape), np.zeros(shape)]
             elif e.kind == _RANKING and self._table is None:
                 self._table = _RankTable(k, self._max_exact, self._n_grid)
 
@@ -563,8 +609,40 @@ class Evaluator:
 
     @property
     def total_weight(self) -> float:
-        """Total weight of the rows scored so far."""
-        return self._total_weight
+        """Total weight of the rows scored so far (``inf`` beyond the largest float)."""
+        return _in_caller_units(self._total_weight, self._weight_exp)
+
+    # ---- weight scale -----------------------------------------------------------------------
+
+    def _exponent_for(self, w: np.ndarray | None) -> int:
+        """The unit exponent of the state once a batch of weights ``w`` is added."""
+        if w is None:
+            top = 0  # unit weights: 1 = 2^0
+        else:
+            e = _numerics.weight_exponent(w)
+            if e == 0 and not (w > 0.0).any():
+                return self._weight_exp  # weights all 0: nothing to accommodate
+            top = e - 1  # the largest weight in [1, 2) units of 2^top
+        if self._total_weight == 0.0:
+            return top  # an empty state (all sums 0) takes the batch's unit
+        return max(self._weight_exp, top)
+
+    def _rescale(self, e: int) -> None:
+        """Express every weight-valued sum of the state in units of 2^e (e >= the current)."""
+        shift = self._weight_exp - e
+        self._weight_exp = e
+        if shift == 0:
+            return
+        with np.errstate(over="ignore", under="ignore"):
+            self._total_weight = float(np.ldexp(self._total_weight, shift))
+            for name, total in self._scoring.items():
+                self._scoring[name] = float(np.ldexp(total, shift))
+        for rule, m in self._confusion.items():
+            self._confusion[rule] = np.ldexp(m, shift)
+        for parts in self._calib.values():
+            parts[:] = [np.ldexp(p, shift) for p in parts]
+        if self._table is not None:
+            self._table.counts = np.ldexp(self._table.counts, shift)
 
     def __repr__(self) -> str:
         k = "K unknown" if self._k is None else f"K = {self._k}"
@@ -635,6 +713,11 @@ class Evaluator:
     def _add(self, y: np.ndarray, mats: dict[bool, np.ndarray], w: np.ndarray | None) -> None:
         k = self._k
         assert k is not None
+        # the state holds weights in units of 2^e (see the module notes): the batch's weights
+        # are scaled by the same exact power of two before any sum is taken
+        unit = self._exponent_for(w)
+        if unit != 0:
+            w = np.ldexp(np.ones(y.size) if w is None else w, -unit)
         batch_weight = float(y.size) if w is None else float(w.sum())
         scoring: dict[str, float] = {}
         confusion: dict[str, np.ndarray] = {}
@@ -647,7 +730,7 @@ class Evaluator:
                 if e.kind == _SCORING:
                     opts = {key: v for key, v in e.options.items() if key != "renormalize"}
                     opts["reduction"] = "sum"
-                    scoring[e.name] = float(e.spec.func(y, P, sample_weight=w, **opts))
+                    scoring[_name(e)] = float(e.spec.func(y, P, sample_weight=w, **opts))
                 elif e.kind == _AGREEMENT:
                     rule = self._rule(e)
                     if rule not in confusion:
@@ -661,10 +744,11 @@ class Evaluator:
                     b = _calibration._bin_sums(
                         f, o, ww, int(e.options.get("n_bins", 15)), "uniform"
                     )
-                    calib[e.name] = [b.weight, b.sum_forecast, b.sum_event]
+                    calib[_name(e)] = [b.weight, b.sum_forecast, b.sum_event]
                 elif e.kind == _RANKING and grade is None:
                     grade = _ranking._expected_grade(P)
         # everything is computed: now change the state (an error above leaves it unchanged)
+        self._rescale(unit)
         for name, total in scoring.items():
             self._scoring[name] += total
         for rule, counts in confusion.items():
@@ -727,27 +811,45 @@ class Evaluator:
                 )
 
     def merge(self, other: Evaluator) -> Evaluator:
-        """The evaluator of the rows of both ``self`` and ``other`` (a new one).
+        """Add the rows of ``other`` to this evaluator, in place (like :meth:`update`).
 
         Parameters
         ----------
         other : Evaluator
             An evaluator made with the same metrics, options, ``labels``, ``nan_policy``,
-            ``decision``, ``max_exact`` and ``n_grid``.
+            ``decision``, ``max_exact`` and ``n_grid``. It is left unchanged.
 
         Returns
         -------
         Evaluator
-            A new evaluator; ``self`` and ``other`` are unchanged. Merging is associative and
-            commutative (up to floating-point rounding of the sums).
+            ``self``, now the evaluator of the rows of both (the convention of torchmetrics'
+            ``merge_state``), so that calls chain: ``a.merge(b).merge(c)``. Use ``a + b`` for a
+            new evaluator that leaves both unchanged. Merging is associative and commutative
+            (up to floating-point rounding of the sums).
 
         Raises
         ------
         TypeError
             If ``other`` is not an Evaluator.
         ValueError
-            If the two were configured differently or have seen different classes.
+            If the two were configured differently or have seen different classes. ``self``
+            is unchanged when an error is raised.
+
+        Examples
+        --------
+        >>> from ordmetrics.stream import Evaluator
+        >>> a, b = Evaluator(["rps"]), Evaluator(["rps"])
+        >>> a.update([0], [[0.8, 0.2]])
+        >>> b.update([1], [[0.3, 0.7]])
+        >>> a.merge(b) is a, a.n_rows, b.n_rows
+        (True, 2, 1)
         """
+        merged = self._merged(other)
+        self.__dict__.update(merged.__dict__)
+        return self
+
+    def _merged(self, other: Any) -> Evaluator:
+        """A new evaluator of the rows of ``self`` and ``other`` (both unchanged)."""
         if not isinstance(other, Evaluator):
             raise TypeError(
                 f"can only merge an Evaluator with another Evaluator; got {_type_name(other)}."
@@ -762,25 +864,33 @@ class Evaluator:
             return out
         if out._k is None:
             out._start(other._k, other._labels)
-        for name, total in other._scoring.items():
+        # bring both to the larger unit of weight (the smaller scaled exactly, by 2^-j)
+        if other._total_weight > 0.0:
+            unit = other._weight_exp
+            if out._total_weight > 0.0:
+                unit = max(unit, out._weight_exp)
+            out._rescale(unit)
+        theirs = other._copy()
+        theirs._rescale(out._weight_exp)
+        for name, total in theirs._scoring.items():
             out._scoring[name] += total
-        for rule, counts in other._confusion.items():
+        for rule, counts in theirs._confusion.items():
             out._confusion[rule] += counts
-        for name, parts in other._calib.items():
+        for name, parts in theirs._calib.items():
             for acc, part in zip(out._calib[name], parts, strict=True):
                 acc += part
-        if other._table is not None and out._table is not None:
-            out._table = out._table.merge(other._table)
+        if theirs._table is not None and out._table is not None:
+            out._table = out._table.merge(theirs._table)
         out._n_rows += other._n_rows
         out._n_missing += other._n_missing
-        out._total_weight += other._total_weight
+        out._total_weight += theirs._total_weight
         out._propagated = out._propagated or other._propagated
         return out
 
     def __add__(self, other: Any) -> Evaluator:
         if not isinstance(other, Evaluator):
             return NotImplemented
-        return self.merge(other)
+        return self._merged(other)
 
     def __radd__(self, other: Any) -> Evaluator:
         if isinstance(other, int) and other == 0:  # sum(evaluators) starts from 0
@@ -810,9 +920,13 @@ class Evaluator:
             (:data:`STATE_VERSION`), ``config`` (metrics with options and display names,
             ``labels``, ``nan_policy``, ``decision``, ``max_exact``, ``n_grid``), and the data
             part: ``n_classes``, ``labels``, ``n_rows``, ``n_missing``, ``total_weight``,
-            ``propagated``, ``scoring`` (weighted score sums), ``confusion`` (per decision
-            rule), ``calibration`` (per metric: ``weight``, ``sum_forecast``, ``sum_event``)
-            and ``ranking`` (``mode``, ``values``, ``counts``). Arrays are copies.
+            ``weight_exponent``, ``propagated``, ``scoring`` (weighted score sums),
+            ``confusion`` (per decision rule), ``calibration`` (per metric: ``weight``,
+            ``sum_forecast``, ``sum_event``) and ``ranking`` (``mode``, ``values``,
+            ``counts``). Arrays are copies. Every weighted sum (``total_weight`` included) is
+            in units of ``2 ** weight_exponent`` of the caller's weights (0 for weights up to
+            about 1; see the module notes); a state without ``weight_exponent`` (written
+            before it existed) is read with 0.
 
         Examples
         --------
@@ -835,6 +949,7 @@ class Evaluator:
             "n_rows": self._n_rows,
             "n_missing": self._n_missing,
             "total_weight": self._total_weight,
+            "weight_exponent": self._weight_exp,
             "propagated": self._propagated,
             "scoring": dict(self._scoring),
             "confusion": {rule: m.copy() for rule, m in self._confusion.items()},
@@ -891,57 +1006,32 @@ class Evaluator:
         ------
         ValueError
             If ``state`` is not a state of this version, was made by an evaluator configured
-            differently, or its arrays have the wrong shapes.
+            differently, or any field is missing or damaged: every field is checked (presence,
+            type, shape, dtype, finiteness, sign, and consistency: sorted distinct ranking
+            values in [0, K - 1], every table adding up to ``total_weight``, ...), and the
+            message names the field. The evaluator is unchanged when an error is raised.
+
+        Examples
+        --------
+        >>> from ordmetrics.stream import Evaluator
+        >>> ev = Evaluator(["rps"])
+        >>> ev.update([0, 1], [[0.8, 0.2], [0.3, 0.7]])
+        >>> state = ev.state_dict()
+        >>> state["total_weight"] = float("inf")
+        >>> try:
+        ...     Evaluator(["rps"]).load_state_dict(state)
+        ... except ValueError as exc:
+        ...     print(exc)
+        cannot load the state: field 'total_weight' must be a finite number >= 0; got inf.
         """
         config = _check_header(state)
         diff = self._difference(config)
         if diff is not None:
             raise ValueError(f"cannot load a state of an evaluator configured differently: {diff}.")
-        k = state.get("n_classes")
-        labels = state.get("labels")
         new = Evaluator.__new__(Evaluator)
         new.__dict__.update(self.__dict__)
         new._reset()
-        if k is not None:
-            labels_t = None if labels is None else tuple(labels)
-            if self._labels_arg is not None and not _same_list(
-                _plain_labels(self._labels_arg), labels
-            ):
-                raise ValueError(
-                    f"cannot load the state: its labels {labels!r} differ from this evaluator's "
-                    f"{_plain_labels(self._labels_arg)!r}."
-                )
-            new._start(int(k), labels_t)
-            try:
-                for name in new._scoring:
-                    new._scoring[name] = float(state["scoring"][name])
-                for rule, m in new._confusion.items():
-                    new._confusion[rule] = _array(state["confusion"][rule], m.shape, rule)
-                for name, parts in new._calib.items():
-                    s = state["calibration"][name]
-                    new._calib[name] = [
-                        _array(s[key], parts[0].shape, f"{name}.{key}")
-                        for key in ("weight", "sum_forecast", "sum_event")
-                    ]
-                if new._table is not None:
-                    r = state["ranking"]
-                    mode = r["mode"]
-                    if mode not in ("exact", "grid"):
-                        raise ValueError(f"ranking mode must be 'exact' or 'grid'; got {mode!r}")
-                    counts = np.array(r["counts"], dtype=np.float64)
-                    values = np.array(r["values"], dtype=np.float64)
-                    rows = values.size if mode == "exact" else self._n_grid
-                    if counts.shape != (rows, int(k)):
-                        raise ValueError(f"ranking counts have shape {counts.shape}")
-                    new._table.mode, new._table.values, new._table.counts = mode, values, counts
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(
-                    f"cannot load the state: it is incomplete or damaged ({exc})."
-                ) from None
-            new._n_rows = int(state["n_rows"])
-            new._n_missing = int(state["n_missing"])
-            new._total_weight = float(state["total_weight"])
-            new._propagated = bool(state["propagated"])
+        _StateReader(state, self).load_into(new)  # validates every field first
         self.__dict__.update(new.__dict__)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -981,21 +1071,25 @@ class Evaluator:
         ranking = self._ranking_values() if self._table is not None else ({}, {})
         for e in self._ms:
             if e.kind == _SCORING:
-                total = self._scoring[e.name]
+                total = self._scoring[_name(e)]
                 mean = e.options.get("reduction", "mean") == "mean"
-                values[e.name] = total / self._total_weight if mean else total
+                values[_name(e)] = (
+                    total / self._total_weight
+                    if mean
+                    else _in_caller_units(total, self._weight_exp)
+                )
             elif e.kind == _AGREEMENT:
-                value = float(self._counts_fns[e.name](self._confusion[self._rule(e)]))
-                values[e.name] = _agreement.warn_if_undefined(e.metric, value, e.name)
+                value = float(self._counts_fns[_name(e)](self._confusion[self._rule(e)]))
+                values[_name(e)] = _agreement.warn_if_undefined(e.metric, value, e.name)
             elif e.kind == _CALIBRATION:
-                weight, s_f, s_o = self._calib[e.name]
+                weight, s_f, s_o = self._calib[_name(e)]
                 per_event = _calibration.ece_from_sums(weight, s_f, s_o, self._total_weight)
-                values[e.name] = (
+                values[_name(e)] = (
                     float(per_event[0]) if e.metric == "ece" else float(np.mean(per_event))
                 )
             else:
-                values[e.name] = ranking[0][e.metric]
-                bounds[e.name] = ranking[1][e.metric]
+                values[_name(e)] = ranking[0][e.metric]
+                bounds[_name(e)] = ranking[1][e.metric]
         return _result(values, bounds, directions, self)
 
     def _ranking_values(self) -> tuple[dict[str, float], dict[str, float]]:
@@ -1003,6 +1097,8 @@ class Evaluator:
         assert table is not None
         wanted = {e.metric for e in self._ms if e.kind == _RANKING}
         cls, score, w, grid_table = table.cells()
+        if table.mode == "exact":  # near-tied grades are ties, as in memory (_numerics)
+            score = _numerics.snap(score)
         funcs = {"c_index": _ranking.c_index, "kendall_tau": _ranking.kendall_tau}
         funcs["spearman"] = _ranking.spearman
         values = {m: float(funcs[m](cls, score, sample_weight=w)) for m in sorted(wanted)}
@@ -1020,13 +1116,29 @@ def _result(
         bounds=MappingProxyType(bounds),
         directions=MappingProxyType(directions),
         n_rows=ev._n_rows,
-        total_weight=ev._total_weight,
+        total_weight=_in_caller_units(ev._total_weight, ev._weight_exp),
     )
+
+
+def _in_caller_units(value: float, e: int) -> float:
+    """``value 2^e`` (a sum of the state in the caller's units); ``inf`` beyond the float range."""
+    if e == 0 or not math.isfinite(value):
+        return value
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(value, e))
 
 
 # --------------------------------------------------------------------------------------------
 # Batch helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _name(e: MetricEntry) -> str:
+    """The display name of an entry (a MetricEntry sets it on creation)."""
+    name = e.name
+    if name is None:  # pragma: no cover - MetricEntry.__post_init__ sets it
+        raise RuntimeError("internal error: a metric entry without a name; please report it")
+    return name
 
 
 def _length(x: Any) -> int:
@@ -1088,13 +1200,6 @@ def _same_list(a: Any, b: Any) -> bool:
     return _same(a, b)
 
 
-def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
-    arr = np.array(value, dtype=np.float64)
-    if arr.shape != shape:
-        raise ValueError(f"{what} has shape {arr.shape}, expected {shape}")
-    return arr
-
-
 def _check_header(state: Any) -> Mapping[str, Any]:
     if not isinstance(state, Mapping) or state.get("format") != _FORMAT:
         raise ValueError(
@@ -1111,3 +1216,263 @@ def _check_header(state: Any) -> Mapping[str, Any]:
     if not isinstance(config, Mapping):
         raise ValueError("the state has no configuration ('config'); it is damaged.")
     return config
+
+
+# --------------------------------------------------------------------------------------------
+# Validation of a state
+# --------------------------------------------------------------------------------------------
+
+#: Relative tolerance of the consistency checks between sums of one state (rounding of sums
+#: added in different orders: about 1e-15 relative; 1e-9 leaves a wide margin).
+_STATE_RTOL = 1e-9
+#: The range of ``weight_exponent``: e - 1 for e the exponent of a positive float64
+#: (2^-1074 = 0.5 * 2^-1073 up to 2^1024 (1 - 2^-53)).
+_MIN_EXP, _MAX_EXP = -1074, 1023
+
+
+def _state_error(field: str, message: str) -> ValueError:
+    return ValueError(f"cannot load the state: field {field!r} {message}.")
+
+
+class _StateReader:
+    """Reads and checks the data part of a state (see :meth:`Evaluator.load_state_dict`)."""
+
+    def __init__(self, state: Mapping[str, Any], ev: Evaluator) -> None:
+        self.state = state
+        self.ev = ev
+
+    # ---- fields ---------------------------------------------------------------------------
+
+    def get(self, mapping: Any, key: str, field: str) -> Any:
+        if not isinstance(mapping, Mapping):
+            raise _state_error(
+                field.rsplit(".", 1)[0], f"must be a dict; got {_type_name(mapping)}"
+            )
+        if key not in mapping:
+            raise _state_error(
+                field, "is missing; the state is incomplete (make it with Evaluator.state_dict())"
+            )
+        return mapping[key]
+
+    @staticmethod
+    def count(value: Any, field: str) -> int:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+            raise _state_error(field, f"must be an integer >= 0; got {_type_name(value)} {value!r}")
+        if value < 0:
+            raise _state_error(field, f"must be an integer >= 0; got {value!r}")
+        return int(value)
+
+    @staticmethod
+    def number(value: Any, field: str, allow_inf: bool = False) -> float:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+            raise _state_error(field, f"must be a number; got {_type_name(value)} {value!r}")
+        v = float(value)
+        ok = v >= 0.0 and (allow_inf or v < math.inf)
+        if not ok:
+            what = "a number >= 0 (or inf)" if allow_inf else "a finite number >= 0"
+            raise _state_error(field, f"must be {what}; got {v!r}")
+        return v
+
+    @staticmethod
+    def exponent(value: Any, field: str) -> int:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+            raise _state_error(
+                field, f"must be an integer (a binary exponent); got {_type_name(value)} {value!r}"
+            )
+        e = int(value)
+        if not _MIN_EXP <= e <= _MAX_EXP:
+            raise _state_error(
+                field,
+                f"must be an integer in [{_MIN_EXP}, {_MAX_EXP}] (the binary exponent of a "
+                f"float64 weight); got {e!r}",
+            )
+        return e
+
+    @staticmethod
+    def array(value: Any, shape: tuple[int, ...] | None, field: str) -> np.ndarray:
+        """A finite, non-negative float64 copy of ``value`` of the given shape."""
+        if isinstance(value, np.ndarray):
+            arr = value
+        else:
+            try:
+                arr = np.asarray(value)
+            except (TypeError, ValueError):
+                raise _state_error(
+                    field, f"must be an array of numbers; got {_type_name(value)}"
+                ) from None
+        if arr.dtype.kind not in "iuf":
+            raise _state_error(
+                field, f"must be an array of real numbers; got an array of dtype {arr.dtype}"
+            )
+        if shape is not None and arr.shape != shape:
+            raise _state_error(field, f"must have shape {shape}; got shape {arr.shape}")
+        out = np.array(arr, dtype=np.float64)
+        if not np.isfinite(out).all():
+            raise _state_error(field, "must hold finite numbers only; it holds NaN or inf")
+        if (out < 0.0).any():
+            raise _state_error(field, f"must hold numbers >= 0; it holds {float(out.min())!r}")
+        return out
+
+    def total(self, arr: np.ndarray, total_weight: float, field: str) -> None:
+        """Check that ``arr`` adds up to ``total_weight`` (up to rounding)."""
+        got = float(arr.sum())
+        if abs(got - total_weight) > _STATE_RTOL * max(total_weight, got, 1e-300):
+            raise _state_error(
+                field,
+                f"must add up to total_weight = {total_weight!r}; it adds up to {got!r} (the "
+                "state is damaged or was edited)",
+            )
+
+    # ---- the whole state ------------------------------------------------------------------
+
+    def load_into(self, new: Evaluator) -> None:
+        state, ev = self.state, self.ev
+        k_raw = self.get(state, "n_classes", "n_classes")
+        labels = self.get(state, "labels", "labels")
+        n_rows = self.count(self.get(state, "n_rows", "n_rows"), "n_rows")
+        n_missing = self.count(self.get(state, "n_missing", "n_missing"), "n_missing")
+        total_weight = self.number(self.get(state, "total_weight", "total_weight"), "total_weight")
+        weight_exp = self.exponent(state.get("weight_exponent", 0), "weight_exponent")
+        propagated = self.get(state, "propagated", "propagated")
+        if not isinstance(propagated, bool | np.bool_):
+            raise _state_error(
+                "propagated", f"must be True or False; got {_type_name(propagated)} {propagated!r}"
+            )
+        propagated = bool(propagated)
+        if propagated and (ev._nan_policy != "propagate" or n_missing == 0):
+            raise _state_error(
+                "propagated",
+                "is True, but only an evaluator with nan_policy='propagate' that has met a "
+                f"missing value sets it (nan_policy={ev._nan_policy!r}, n_missing={n_missing})",
+            )
+        if n_rows == 0 and total_weight != 0.0:
+            raise _state_error("total_weight", f"must be 0 when n_rows is 0; got {total_weight!r}")
+        if k_raw is None:
+            if n_rows or n_missing or labels is not None:
+                raise _state_error(
+                    "n_classes",
+                    "is None (no batch seen) but the state has rows or labels; it is damaged",
+                )
+            return
+        if isinstance(k_raw, bool | np.bool_) or not isinstance(k_raw, numbers.Integral):
+            raise _state_error(
+                "n_classes", f"must be an integer >= 2; got {_type_name(k_raw)} {k_raw!r}"
+            )
+        k = int(k_raw)
+        if k < 2:
+            raise _state_error("n_classes", f"must be an integer >= 2; got {k}")
+        if ev._k is not None and k != ev._k:
+            raise _state_error("n_classes", f"is {k}, but this evaluator has K = {ev._k} classes")
+        if labels is not None:
+            if not isinstance(labels, list | tuple):
+                raise _state_error("labels", f"must be a list or None; got {_type_name(labels)}")
+            if len(labels) != k:
+                raise _state_error(
+                    "labels", f"must have n_classes = {k} entries; got {len(labels)}"
+                )
+            _plain_labels(tuple(labels))
+        if ev._labels_arg is not None and not _same_list(_plain_labels(ev._labels_arg), labels):
+            raise ValueError(
+                f"cannot load the state: its labels {labels!r} differ from this evaluator's "
+                f"{_plain_labels(ev._labels_arg)!r}."
+            )
+        new._start(k, None if labels is None else tuple(labels))
+
+        scoring = self.get(state, "scoring", "scoring")
+        self.exact_keys(scoring, new._scoring, "scoring")
+        for e in ev._ms:
+            if e.kind != _SCORING:
+                continue
+            field = f"scoring.{e.name}"
+            unbounded = e.spec.range[1] == math.inf
+            new._scoring[_name(e)] = self.number(scoring[_name(e)], field, allow_inf=unbounded)
+
+        confusion = self.get(state, "confusion", "confusion")
+        self.exact_keys(confusion, new._confusion, "confusion")
+        for rule, m in new._confusion.items():
+            field = f"confusion.{rule}"
+            arr = self.array(confusion[rule], m.shape, field)
+            self.total(arr, total_weight, field)
+            new._confusion[rule] = arr
+
+        calibration = self.get(state, "calibration", "calibration")
+        self.exact_keys(calibration, new._calib, "calibration")
+        for name, parts in new._calib.items():
+            part = calibration[name]
+            arrs = [
+                self.array(
+                    self.get(part, key, f"calibration.{name}.{key}"),
+                    parts[0].shape,
+                    f"calibration.{name}.{key}",
+                )
+                for key in ("weight", "sum_forecast", "sum_event")
+            ]
+            weight, s_f, s_o = arrs
+            for j in range(weight.shape[0]):  # every event bins every row once
+                self.total(weight[j], total_weight, f"calibration.{name}.weight")
+            slack = _STATE_RTOL * max(total_weight, 1e-300)
+            for key, arr in (("sum_forecast", s_f), ("sum_event", s_o)):
+                if (arr > weight * (1.0 + _STATE_RTOL) + slack).any():
+                    raise _state_error(
+                        f"calibration.{name}.{key}",
+                        "exceeds the weight of its bin somewhere (forecasts and events lie in "
+                        "[0, 1]); the state is damaged",
+                    )
+            new._calib[name] = arrs
+
+        if new._table is not None:
+            ranking = self.get(state, "ranking", "ranking")
+            self.ranking(ranking, new._table, k, total_weight)
+        new._n_rows = n_rows
+        new._n_missing = n_missing
+        new._total_weight = total_weight
+        new._weight_exp = weight_exp
+        new._propagated = propagated
+
+    @staticmethod
+    def exact_keys(value: Any, wanted: Mapping[str, Any], field: str) -> None:
+        if not isinstance(value, Mapping):
+            raise _state_error(field, f"must be a dict; got {_type_name(value)}")
+        missing = [key for key in wanted if key not in value]
+        extra = [key for key in value if key not in wanted]
+        if missing:
+            raise _state_error(f"{field}.{missing[0]}", "is missing; the state is incomplete")
+        if extra:
+            raise _state_error(
+                field, f"has entries {extra!r} that no metric of this evaluator makes"
+            )
+
+    def ranking(self, r: Any, table: _RankTable, k: int, total_weight: float) -> None:
+        mode = self.get(r, "mode", "ranking.mode")
+        if mode not in ("exact", "grid") or not isinstance(mode, str):
+            raise _state_error("ranking.mode", f"must be 'exact' or 'grid'; got {mode!r}")
+        values = self.get(r, "values", "ranking.values")
+        raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
+        if raw.ndim != 1:
+            raise _state_error("ranking.values", f"must be 1-dimensional; got shape {raw.shape}")
+        vals = self.array(raw, None, "ranking.values")
+        if mode == "exact":
+            if vals.size > table.max_exact:
+                raise _state_error(
+                    "ranking.values",
+                    f"holds {vals.size} values in mode 'exact', more than max_exact = "
+                    f"{table.max_exact}",
+                )
+            if vals.size > 1 and not (np.diff(vals) > 0.0).all():
+                raise _state_error(
+                    "ranking.values", "must be sorted in increasing order without repeats"
+                )
+            if vals.size and vals[-1] > (k - 1) * (1.0 + 1e-12):
+                raise _state_error(
+                    "ranking.values",
+                    f"must lie in [0, K - 1] = [0, {k - 1}] (expected grades); got "
+                    f"{float(vals[-1])!r}",
+                )
+            rows = vals.size
+        else:
+            if vals.size:
+                raise _state_error("ranking.values", "must be empty in mode 'grid'")
+            rows = table.n_grid
+        counts = self.array(self.get(r, "counts", "ranking.counts"), (rows, k), "ranking.counts")
+        self.total(counts, total_weight, "ranking.counts")
+        table.mode, table.values, table.counts = mode, vals, counts

@@ -48,7 +48,7 @@ except ImportError as _exc:  # pragma: no cover - the test environment has torch
         "`pip install ordmetrics[torch]` (or see pytorch.org for a CPU-only or CUDA build)."
     ) from _exc
 
-from ordmetrics._validation import REDUCTIONS, SUM_TOLERANCE
+from ordmetrics._validation import REDUCTIONS, SUM_TOLERANCE, check_flag
 
 __all__ = ["RPSLoss", "SARPSLoss", "rps_loss", "sa_rps_loss"]
 
@@ -78,9 +78,8 @@ def _check_options(reduction: Any, from_logits: Any, normalize: Any = True) -> N
         raise ValueError(
             f"reduction must be one of {', '.join(repr(r) for r in REDUCTIONS)}; got {reduction!r}."
         )
-    for name, value in (("from_logits", from_logits), ("normalize", normalize)):
-        if not isinstance(value, bool):
-            raise TypeError(f"{name} must be True or False; got {type(value).__name__} {value!r}.")
+    check_flag(from_logits, "from_logits")
+    check_flag(normalize, "normalize")
 
 
 def _check_inputs(

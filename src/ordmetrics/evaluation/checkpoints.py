@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validation import _type_name
+from .._validation import _type_name, check_real
 from .._warnings import warn_undefined
 
 __all__ = ["EpochSelection", "select_epoch", "trajectory_correlation"]
@@ -127,6 +127,13 @@ def _as_trajectory(x: Any, name: str) -> np.ndarray:
         )
     if arr.dtype.kind == "c":
         raise TypeError(f"{expected}; got complex numbers (dtype {arr.dtype}).")
+    try:
+        check_real(arr, name)  # text is never parsed as numbers, even "0.5"
+    except TypeError:
+        raise TypeError(
+            f"{expected}; got values of dtype {arr.dtype} that are not numbers. "
+            "Convert them to float first."
+        ) from None
     if arr.dtype.kind not in "iuf":
         try:
             arr = arr.astype(np.float64)
@@ -176,13 +183,16 @@ def _check_patience(patience: Any) -> int | None:
     return int(patience)
 
 
-def _check_mode(mode: Any) -> str:
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(
-            f"mode must be 'min' (smaller values are better, e.g. a loss or the Brier score) or "
-            f"'max' (larger values are better, e.g. F1); got {mode!r}."
-        )
-    return mode
+def _check_mode(mode: Any) -> Literal["min", "max"]:
+    if isinstance(mode, str):
+        if mode == "min":
+            return "min"
+        if mode == "max":
+            return "max"
+    raise ValueError(
+        f"mode must be 'min' (smaller values are better, e.g. a loss or the Brier score) or "
+        f"'max' (larger values are better, e.g. F1); got {mode!r}."
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ import importlib
 import inspect
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,10 +33,11 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from .. import agreement as _agreement
 from .._docs import fill_doc
+from .._jit import njit
+from .._numerics import scale_weights
 from .._registry import MetricSpec, get_metric, list_metrics
 from .._validation import (
     NAN_POLICIES,
@@ -49,6 +49,8 @@ from .._validation import (
     as_weights,
 )
 from .._warnings import UndefinedMetricWarning
+from .._warnings import quiet as _quiet
+from .._warnings import warn as _warn
 
 __all__ = ["BootstrapResult", "ComparisonResult", "bootstrap", "compare"]
 
@@ -59,6 +61,11 @@ JACKKNIFE_GROUPS = 200
 
 #: Row indices drawn per chunk of resamples (int32: 16 MiB); bounds the memory of every path.
 CHUNK_INDICES = 2**22
+
+#: The most resamples one call accepts. The resampled values are returned (8 bytes each), and
+#: the interval's Monte Carlo error shrinks like 1/sqrt(n_resamples): 10^7 resamples (80 MB of
+#: values) already put it far below any sampling error, while 10^12 would need 8 TB.
+MAX_RESAMPLES = 10**7
 
 #: Rows added naively before a compensated (Neumaier) step in the scoring-rule kernel.
 _BLOCK = 1024
@@ -228,10 +235,18 @@ def _check_n_resamples(n_resamples: Any) -> int:
             f"n_resamples must be an integer (the number of bootstrap resamples); got "
             f"{_type_name(n_resamples)} {n_resamples!r}. Pass e.g. n_resamples=1000."
         )
+    n_resamples = int(n_resamples)
     if n_resamples < 2:
         raise ValueError(
             f"n_resamples must be at least 2 (a standard deviation needs two resamples); got "
             f"{n_resamples}. Use 1000 or more for an interval, 2000 or more for BCa."
+        )
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(
+            f"n_resamples must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES); got "
+            f"{n_resamples:,}. Every resampled value is kept and returned (8 bytes each: "
+            f"{8 * n_resamples / 1e9:,.1f} GB here), and beyond 10^7 resamples the Monte Carlo "
+            "error of the interval is already negligible. Use 1000 to 100,000 resamples."
         )
     return int(n_resamples)
 
@@ -437,7 +452,7 @@ def _missing_rows(values: Any) -> np.ndarray | None:
             col = values.iloc[:, 0] if _is_pandas(values, "DataFrame") else values.to_series(0)
             return _missing_rows(col)
         arr = np.asarray(values.to_numpy(), dtype=np.float64)
-        return np.isnan(arr).any(axis=1)
+        return np.logical_or.reduce(np.isnan(arr), axis=1)
     if _is_pandas(values, "Series", "Index") or _is_polars(values, "Series"):
         return _missing_of_frame_column(values)
     arr = np.asarray(values)
@@ -449,7 +464,7 @@ def _missing_rows(values: Any) -> np.ndarray | None:
         arr = np.asarray(arr, dtype=np.float64)
     if arr.dtype.kind in "fc":
         nan = np.isnan(arr)
-        return nan.any(axis=tuple(range(1, arr.ndim))) if arr.ndim > 1 else nan
+        return np.logical_or.reduce(nan, axis=tuple(range(1, arr.ndim))) if arr.ndim > 1 else nan
     return None
 
 
@@ -512,6 +527,14 @@ class _Side:
         self.estimate = _scalar(metric.func(y_true, x, **kwargs), metric.name)
         self.n = _n_rows(y_true)
         self.weight = as_weights(kwargs.get("sample_weight"), self.n)
+        if metric.spec is not None and self.weight is not None:
+            # registered metrics depend on the weights only through their ratios: scale them
+            # once by an exact power of two (largest weight in [0.5, 1)), so that the sums of
+            # w * c over a resample cannot overflow (or lose digits as subnormals); a callable
+            # of the caller's own receives the caller's weights times the counts, unchanged
+            scaled, _ = scale_weights(self.weight)
+            self.weight = scaled
+            self.kwargs = kwargs = {**kwargs, "sample_weight": scaled}
         policy = kwargs.get("nan_policy", "raise")
         self.policy = policy if policy in NAN_POLICIES else "raise"
         self.path = _path(metric)
@@ -633,8 +656,7 @@ class _Side:
         kwargs = {**self.kwargs, "sample_weight": sw}
         if warn:
             return _scalar(self.metric.func(self.y_true, self.x, **kwargs), self.metric.name)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
+        with _quiet():  # this thread only: never the process-wide warning filters
             value = self.metric.func(self.y_true, self.x, **kwargs)
         return _scalar(value, self.metric.name)
 
@@ -732,10 +754,10 @@ def _interval(
         return math.nan, math.nan
     if method == "percentile":
         alpha = 1.0 - confidence_level
-        lo, hi = np.quantile(values, [alpha / 2.0, 1.0 - alpha / 2.0])
+        lo, hi = _quantiles(values, [alpha / 2.0, 1.0 - alpha / 2.0])
         return float(lo), float(hi)
     if math.isnan(estimate):
-        warnings.warn(
+        _warn(
             f"the BCa interval of {what} is undefined because the estimate on the full data "
             "is NaN; returning NaN.",
             UndefinedMetricWarning,
@@ -746,7 +768,7 @@ def _interval(
     accel = _acceleration(jackknife())
     lo_q, hi_q = _bca_levels(values, estimate, accel, confidence_level)
     if math.isnan(lo_q) or math.isnan(hi_q):
-        warnings.warn(
+        _warn(
             f"the BCa interval of {what} is undefined: every resampled value lies on one side "
             "of the estimate, so the bias correction is infinite; returning NaN. Use "
             "method='percentile' (or more data).",
@@ -754,8 +776,23 @@ def _interval(
             stacklevel=3,
         )
         return math.nan, math.nan
-    lo, hi = np.quantile(values, [lo_q, hi_q])
+    lo, hi = _quantiles(values, [lo_q, hi_q])
     return float(lo), float(hi)
+
+
+def _quantiles(values: np.ndarray, q: list[float]) -> np.ndarray:
+    """``np.quantile`` (linear), also where infinite values lie around a quantile (log loss):
+    between v and +inf it is +inf, between -inf and v it is -inf, between -inf and +inf NaN,
+    without NumPy's "invalid value" warning of inf - inf."""
+    if np.isfinite(values).all():
+        return np.quantile(values, q)
+    with np.errstate(invalid="ignore"):
+        out = np.quantile(values, q)
+    lower = np.quantile(values, q, method="lower")
+    higher = np.quantile(values, q, method="higher")
+    out = np.where(lower == higher, lower, out)
+    out = np.where(np.isnan(out) & (higher == np.inf) & (lower > -np.inf), np.inf, out)
+    return np.where(np.isnan(out) & (lower == -np.inf) & (higher < np.inf), -np.inf, out)
 
 
 def _valid(distribution: np.ndarray, what: str) -> np.ndarray:
@@ -763,14 +800,14 @@ def _valid(distribution: np.ndarray, what: str) -> np.ndarray:
     nan = np.isnan(distribution)
     n_nan = int(nan.sum())
     if n_nan == distribution.size:
-        warnings.warn(
+        _warn(
             f"{what} is undefined (NaN) on every one of the {n_nan} resamples; the mean, std "
             "and interval are NaN.",
             UndefinedMetricWarning,
             stacklevel=3,
         )
     elif n_nan:
-        warnings.warn(
+        _warn(
             f"{what} is undefined (NaN) on {n_nan} of {distribution.size} resamples; they are "
             "left out of the mean, std and interval.",
             UndefinedMetricWarning,
@@ -799,7 +836,10 @@ def _n_valid_stats(values: np.ndarray) -> tuple[float, float]:
 _OPTIONS = """\
     n_resamples : int, default 1000
         Number of bootstrap resamples (at least 2; 1000 or more for a 95% interval, 2000 or
-        more for BCa).
+        more for BCa; at most :data:`MAX_RESAMPLES` = 10^7, since every resampled value is
+        returned). The resamples are drawn and evaluated in chunks of at most
+        :data:`CHUNK_INDICES` row indices, so the memory beyond the returned values does not
+        grow with ``n_resamples``.
     confidence_level : float, default 0.95
         Nominal coverage of the interval, strictly between 0 and 1.
     method : {"percentile", "bca"}, default "percentile"
@@ -849,7 +889,11 @@ def bootstrap(
         Passed to every call of the metric: ``labels=``, ``sample_weight=``,
         ``nan_policy=`` and the metric's own options (e.g. ``weights="linear"`` for
         ``"kappa"``, ``normalize=False`` for ``"rps"``, ``by=`` for AURSC).
-        ``sample_weight`` is combined with the resample counts (``w * c``). ``metric``,
+        ``sample_weight`` is combined with the resample counts (``w * c``); for a
+        registered metric the weights are first scaled by an exact power of two (largest
+        weight in [0.5, 1)), so weights of any scale, up to the float maximum and down to
+        subnormals, give the interval of the same weights scaled to 1; a callable of your
+        own receives your weights times the counts, unscaled. ``metric``,
         ``y_true`` and ``y_proba_or_pred`` are positional-only, so an option of the metric
         that is itself called ``metric`` (AURSC's set metric) is passed here as a keyword.
 
@@ -942,9 +986,11 @@ def bootstrap(
     _check_reduction(metric_kwargs)
     side = _Side(m, y_true, y_proba_or_pred, dict(metric_kwargs))
     side.restrict(side.keep)
-    distribution = np.concatenate(
-        [side.values(idx) for idx in _index_chunks(rng, side.m, n_resamples)]
-    )
+    distribution = np.empty(n_resamples)
+    start = 0
+    for idx in _index_chunks(rng, side.m, n_resamples):  # bounded memory: one chunk at a time
+        distribution[start : start + idx.shape[0]] = side.values(idx)
+        start += idx.shape[0]
     what = m.name
     valid = _valid(distribution, what)
     mean, std = _n_valid_stats(valid)
@@ -1093,8 +1139,29 @@ def compare(
     kw_b = {**metric_kwargs, **_check_side_kwargs(kwargs_b, "kwargs_b", metric_kwargs)}
     _check_reduction(kw_a)
     _check_reduction(kw_b)
-    side_a = _Side(m, y_true, a, kw_a)
-    side_b = _Side(m, y_true, b, kw_b)
+    widths = []
+    for x in (a, b):  # the number of classes of each model, when both are matrices
+        try:
+            shape = tuple(getattr(x, "shape", None) or np.shape(x))
+        except (ValueError, TypeError):  # ragged: the side's own check explains it
+            shape = ()
+        widths.append(shape[1] if len(shape) == 2 else None)
+    if None not in widths and widths[0] != widths[1]:
+        raise ValueError(
+            f"a has {widths[0]} probability columns but b has {widths[1]}; both models "
+            "must predict the same classes, one column per class in the same order."
+        )
+    sides = []
+    for side, pred, kw in (("a", a, kw_a), ("b", b, kw_b)):
+        try:
+            sides.append(_Side(m, y_true, pred, kw))
+        except (ValueError, TypeError) as exc:
+            which = "first" if side == "a" else "second"
+            note = getattr(exc, "add_note", None)  # Python 3.11+
+            if note is not None:
+                note(f"(raised for the predictions {side}, the {which} model)")
+            raise
+    side_a, side_b = sides
     if side_a.path != side_b.path:  # e.g. one side propagates a missing value
         side_a.path = side_b.path = "generic"
     keep = side_a.keep & side_b.keep
@@ -1105,12 +1172,11 @@ def compare(
         )
     side_a.restrict(keep)
     side_b.restrict(keep)
-    distribution = np.concatenate(
-        [
-            side_a.values(idx) - side_b.values(idx)
-            for idx in _index_chunks(rng, side_a.m, n_resamples)
-        ]
-    )
+    distribution = np.empty(n_resamples)
+    start = 0
+    for idx in _index_chunks(rng, side_a.m, n_resamples):  # bounded memory: one chunk at a time
+        distribution[start : start + idx.shape[0]] = side_a.values(idx) - side_b.values(idx)
+        start += idx.shape[0]
     difference = side_a.estimate - side_b.estimate
     what = f"the difference of {m.name}"
     valid = _valid(distribution, what)

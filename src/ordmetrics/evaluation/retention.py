@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._docs import fill_doc
+from .._numerics import group_starts_sorted, rank_order, scale_weights
 from .._registry import MetricSpec, get_metric, list_metrics
 from .._validation import (
     Prepared,
@@ -350,8 +351,18 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
 # --------------------------------------------------------------------------------------------
 
 
-def rank_best_first(scores: np.ndarray, head: int = 0) -> np.ndarray:
+def computed_scores(by_name: str) -> bool:
+    """Whether the scores named ``by_name`` (from :func:`per_sample_scores`) were computed by
+    ordmetrics (a registered scoring rule): their near-ties are then ties (_numerics)."""
+    return by_name in list_metrics("scoring_rule")
+
+
+def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False) -> np.ndarray:
     """Rows ordered by score ascending, ties by position ascending (a stable argsort).
+
+    ``computed``: the scores were computed by ordmetrics (a registered scoring rule), so
+    near-equal scores are ties by the rule of :mod:`ordmetrics._numerics` (sorted by their
+    tie group, then by position); otherwise scores are compared exactly.
 
     With ``0 < head < N`` only the *set* of the first ``head`` rows is guaranteed (in any
     order); the rows after them are in ranking order. That is all a retention curve needs
@@ -369,13 +380,27 @@ def rank_best_first(scores: np.ndarray, head: int = 0) -> np.ndarray:
         o = np.argsort(ts)
         ts = ts[o]
         # head rows are <= scores[part[head - 1]] <= tail rows: a tie across is an equality
-        if ts[0] != scores[part[head - 1]] and not (ts[1:] == ts[:-1]).any():
+        # (or, for computed scores, a gap within the tie tolerance)
+        if computed:
+            distinct = group_starts_sorted(np.concatenate([[scores[part[head - 1]]], ts]))
+            if distinct[1:].all():
+                return np.concatenate([part[:head], tail[o]])
+        elif ts[0] != scores[part[head - 1]] and not (ts[1:] == ts[:-1]).any():
             return np.concatenate([part[:head], tail[o]])
+    if computed:
+        return rank_order(scores)
     order = np.argsort(scores)
     s = scores[order]
     if n > 1 and (s[1:] == s[:-1]).any():
         order = np.argsort(scores, kind="stable")
     return order
+
+
+def _integer_units(weight: np.ndarray) -> bool:
+    """Whether the weights are integers whose sum is exact in float64 (at most 2^53): only
+    then are they units, cut by whole units (see the Notes of :func:`retention_curve`)."""
+    with np.errstate(over="ignore"):
+        return bool((weight == np.floor(weight)).all() and weight.sum() <= 2.0**53)
 
 
 def _targets(
@@ -386,7 +411,7 @@ def _targets(
         total, integer = float(n), True
     else:
         total = float(weight.sum())
-        integer = bool((weight == np.floor(weight)).all())
+        integer = _integer_units(weight)
     raw = fractions * total
     if integer:
         return np.maximum(1.0, np.floor(raw + 0.5)), True, total
@@ -497,13 +522,49 @@ def _random_counts_rows(
     return np.concatenate(parts, axis=0)
 
 
-def _mean_defined(values: np.ndarray) -> np.ndarray:
-    """Mean over axis 0 ignoring NaN; NaN where every value is NaN (silently)."""
-    ok = ~np.isnan(values)
-    n = ok.sum(axis=0)
-    total = np.where(ok, values, 0.0).sum(axis=0)
+def _random_baseline(
+    evaluate: Callable[[np.ndarray], np.ndarray],
+    full: np.ndarray,
+    cells: np.ndarray,
+    weight: np.ndarray | None,
+    targets: np.ndarray,
+    n_random: int,
+    rng: np.random.Generator,
+    k: int,
+    tol: float,
+    integer: bool,
+    total: float,
+) -> np.ndarray:
+    """Mean metric (NaN left out) of ``n_random`` random retentions, for each target.
+
+    The random counts are drawn and evaluated a chunk of orderings at a time, so the memory
+    does not grow with ``n_random``: a chunk holds at most ``_CHUNK_ELEMENTS`` counts (M K^2
+    per ordering; one ordering when that alone is larger), and for the row orderings at most
+    ``_CHUNK_ELEMENTS`` row indices. Whenever everything fits in one chunk, the draws are
+    those of one call for all ``n_random`` orderings.
+    """
+    kk = k * k
+    m = targets.size
+    units = integer and total < _HYPERGEOMETRIC_LIMIT
+    chunk = max(1, _CHUNK_ELEMENTS // (m * kk))
+    if not units:
+        chunk = min(chunk, max(1, _CHUNK_ELEMENTS // cells.size))
+    chunk = min(chunk, n_random)
+    sums = np.zeros(m)
+    defined = np.zeros(m, dtype=np.int64)
+    for start in range(0, n_random, chunk):
+        size = min(chunk, n_random - start)
+        if units:
+            rand = _random_counts_units(full, targets, size, rng)
+        else:
+            rand = _random_counts_rows(cells, weight, targets, size, rng, kk, tol)
+        values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
+        del rand
+        ok = ~np.isnan(values)
+        sums += np.where(ok, values, 0.0).sum(axis=0)
+        defined += ok.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+        return np.where(defined > 0, sums / np.maximum(defined, 1), np.nan)
 
 
 def _area(fractions: np.ndarray, values: np.ndarray) -> float:
@@ -552,12 +613,22 @@ def _compute(
     yhat, decision_name = _hard_predictions(decision, prep)
     n = prep.y_true.size
     w = prep.weight
+    w_exp = 0
+    if w is not None and not _integer_units(w):
+        # non-integer weights only matter through their ratios: scaled by an exact power of
+        # two (ordmetrics._numerics), their cumulative sums cannot overflow or underflow
+        w, w_exp = scale_weights(w)
     cells = prep.y_true * k + yhat
     targets, integer, total = _targets(f, w, n)
     tol = 0.0 if integer else 4.0 * n * np.finfo(np.float64).eps * total
 
-    # without weights every cut keeps at least min(T) rows: their order does not matter
-    order = rank_best_first(scores, head=int(targets.min()) if w is None else 0)
+    # without weights every cut keeps at least min(T) rows: their order does not matter;
+    # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
+    order = rank_best_first(
+        scores,
+        head=int(targets.min()) if w is None else 0,
+        computed=computed_scores(by_name),
+    )
     stacks = [
         np.bincount(cells, weights=w, minlength=kk).astype(np.float64)[None, None, :],
         _prefix_counts(cells, w, order[None, :], targets, kk, tol),
@@ -578,12 +649,17 @@ def _compute(
         oracle_order = np.argsort(key[cells], kind="stable")
         stacks.append(_prefix_counts(cells, w, oracle_order[None, :], targets, kk, tol))
     if mc:
-        rng = np.random.default_rng(random_state)
-        if integer and total < _HYPERGEOMETRIC_LIMIT:
-            rand = _random_counts_units(stacks[0][0, 0], targets, n_random, rng)
-        else:
-            rand = _random_counts_rows(cells, w, targets, n_random, rng, kk, tol)
-        stacks.append(rand)
+        try:
+            rng = np.random.default_rng(random_state)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
+                "random_state must be None, a non-negative integer seed or a "
+                f"numpy.random.Generator; got {random_state!r} ({exc}). Pass e.g. "
+                "random_state=0."
+            ) from None
+        random_mean = _random_baseline(
+            evaluate, stacks[0][0, 0], cells, w, targets, n_random, rng, k, tol, integer, total
+        )
     sizes = [s.shape[0] * s.shape[1] for s in stacks]
     flat = np.concatenate([s.reshape(-1, kk) for s in stacks], axis=0)
     values_all = evaluate(flat.reshape(-1, k, k))  # one batched evaluation of every matrix
@@ -595,7 +671,7 @@ def _compute(
     if baselines and exact_random:
         random = np.full(f.size, full_value)
     elif mc:
-        random = _mean_defined(pieces[-1].reshape(n_random, f.size))
+        random = random_mean
 
     undefined = np.isnan(values)
     if undefined.any():
@@ -606,7 +682,8 @@ def _compute(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    n_retained = targets.astype(np.int64) if integer else targets
+    with np.errstate(over="ignore"):  # the caller's units (inf beyond the float range)
+        n_retained = targets.astype(np.int64) if integer else np.ldexp(targets, w_exp)
     return RetentionCurve(
         fractions=_frozen(f),
         values=_frozen(values),
@@ -649,14 +726,22 @@ _PARAMS_TEMPLATE = """\
 #: The notes of both functions.
 _NOTES = r"""
     **Ranking.** Rows are ranked best first by score ascending, ties by original position
-    ascending (a stable sort). At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows
-    are kept, so the worst-scored rows are removed first (N = 10: f = 0.25 keeps 3 rows,
-    f = 0.45 keeps 5). With ``sample_weight``, N becomes the total weight W and the kept
-    weight is T(f) = max(1, floor(f W + 1/2)) when every weight is an integer (unit weights
-    included), f W otherwise; rows enter in ranking order until their cumulative weight
-    reaches T(f), the boundary row contributing only the part of its weight that is needed.
-    A row of weight 3 cut after 2 of its 3 units counts with weight 2, exactly as 3 repeated
-    rows of which 2 are kept.
+    ascending (a stable sort). The scores of a scoring rule named by ``by`` are computed, so
+    they carry rounding (``rps`` gives 0.225 and 0.22499999999999998 for two rows whose RPS is
+    9/40): they are grouped into ties by the rule of :mod:`ordmetrics._numerics` (within 1e-12
+    max(1, |a|, |b|), chained), and a tie group keeps the original order. Scores passed as an
+    array or returned by a callable are compared exactly.
+
+    At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows are kept, so the
+    worst-scored rows are removed first (N = 10: f = 0.25 keeps 3 rows, f = 0.45 keeps 5).
+    With ``sample_weight``, N becomes the total weight W and the kept weight is
+    T(f) = max(1, floor(f W + 1/2)) when every weight is an integer (unit weights included),
+    f W otherwise; rows enter in ranking order until their cumulative weight reaches T(f),
+    the boundary row contributing only the part of its weight that is needed. A row of
+    weight 3 cut after 2 of its 3 units counts with weight 2, exactly as 3 repeated rows of
+    which 2 are kept. Integer weights count as units only while their sum is exact in
+    float64 (at most 2^53); other weights are scaled by an exact power of two first, so the
+    curve is the same for w and c w (``n_retained`` stays in the caller's units).
 
     **AURSC.** With the fractions f_0 > ... > f_{M-1} and values v_j,
 

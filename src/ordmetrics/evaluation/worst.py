@@ -16,7 +16,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._validation import _type_name, check_option
 from ..decisions import _label_array
-from .retention import per_sample_scores, prepare, rank_best_first
+from .retention import computed_scores, per_sample_scores, prepare, rank_best_first
 
 __all__ = ["WorstPredictions", "worst_predictions"]
 
@@ -223,7 +223,7 @@ def worst_predictions(
     scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
     n = scores.size
     n_top = min(n_top, n)
-    order = rank_best_first(scores, head=n - n_top)
+    order = rank_best_first(scores, head=n - n_top, computed=computed_scores(by_name))
     index = order[n - n_top :][::-1]
     codes = prep.y_true[index]
     y_out = codes if prep.labels is None else _label_array(prep.labels)[codes]

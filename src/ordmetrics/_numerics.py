@@ -1,0 +1,211 @@
+"""The two numerical conventions every metric shares: near-ties of computed values and weight scale.
+
+Ties of computed values
+-----------------------
+Values that ordmetrics computes itself (expected grades sum_k k p_k, per-sample scores,
+cumulative forecasts F_k, positions of a forecast or a cumulative weight among bin edges) carry
+rounding: two rows that are equal in real numbers, such as ``[0.4, 0, 0.6]`` and
+``[0.2, 0.4, 0.4]`` (expected grade 1.2 for both), can come out as ``1.2`` and
+``1.2000000000000002``. Wherever such values are ranked, sorted or binned they are first
+grouped by one rule:
+
+    Sort the values; two neighbours a <= b are *tied* when
+    b - a <= TIE_TOLERANCE * max(1, |a|, |b|), with TIE_TOLERANCE = 1e-12
+    (absolute for values up to 1, relative above). Tie groups are the chains of tied
+    neighbours (single linkage), and every value of a group is replaced by the group's
+    smallest value.
+
+The groups depend only on the set of values, never on the order of the rows, and every pair of
+values within the tolerance of each other is in one group (the relation is made transitive by
+chaining, so no pair is "tied" in one comparison and "ordered" in another). The rounding error
+of the values involved is about K * 1.1e-16 (K the number of classes), far below 1e-12, and a
+difference of 1e-12 in a probability or a score carries no information. The same 1e-12 is the
+tolerance of the decision rules (:data:`ordmetrics.decisions.DECISION_TOLERANCE`).
+
+Values the caller passes (a 1-D ``y_score``, scores passed as an array to ``by=``) are compared
+exactly: they are the caller's numbers, not results of ordmetrics' arithmetic.
+
+Weight scale
+------------
+Frequency weights only matter through their ratios, so every metric gives the same value for
+``w`` and ``c * w``. Before any arithmetic the weights are multiplied by 2^-e, e the binary
+exponent of the largest finite weight (:func:`scale_weights`): a power-of-two scaling is exact
+(also for subnormal weights), puts the largest weight in [0.5, 1), and keeps every sum, product
+and square of weights far from overflow and underflow. Results are then bitwise identical for
+``w`` and ``2^j * w``, and equal up to the rounding of the weights themselves (about 1e-15
+relative) for any other c. A weight smaller than 2^-1075 times the largest becomes 0.
+"""
+
+from __future__ import annotations
+
+from typing import overload
+
+import numpy as np
+
+__all__ = [
+    "TIE_TOLERANCE",
+    "bin_of_fraction",
+    "group_ids_sorted",
+    "group_starts_sorted",
+    "rank_order",
+    "scale_counts",
+    "scale_weights",
+    "snap",
+    "snap_sorted",
+]
+
+#: Tolerance of the tie rule (see the module notes); also the decision rules' tolerance.
+TIE_TOLERANCE = 1e-12
+
+
+def group_starts_sorted(s: np.ndarray) -> np.ndarray:
+    """For sorted ``s``: True where ``s[i]`` starts a new tie group (``s[0]`` always does)."""
+    starts = np.empty(s.size, dtype=bool)
+    if s.size:
+        starts[0] = True
+        lo, hi = s[:-1], s[1:]
+        scale = np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
+        np.greater(hi - lo, TIE_TOLERANCE * scale, out=starts[1:])
+    return starts
+
+
+def snap_sorted(s: np.ndarray) -> np.ndarray:
+    """The sorted values ``s`` with every tie group replaced by its smallest value.
+
+    Returns ``s`` itself when no two distinct values are tied (the common case: no copy).
+    """
+    starts = group_starts_sorted(s)
+    first = np.flatnonzero(starts)
+    if first.size == s.size or first.size == 0:
+        return s
+    snapped = s[first[np.cumsum(starts) - 1]]
+    if np.array_equal(snapped, s):
+        return s
+    return snapped
+
+
+def snap(values: np.ndarray) -> np.ndarray:
+    """``values`` (1-D, finite) with every tie group replaced by its smallest value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics._numerics import snap
+    >>> snap(np.array([1.2000000000000002, 0.5, 1.2])).tolist()
+    [1.2, 0.5, 1.2]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.size < 2:
+        return v
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    snapped = snap_sorted(s)
+    if snapped is s:
+        return v
+    out = np.empty_like(v)
+    out[order] = snapped
+    return out
+
+
+def rank_order(values: np.ndarray) -> np.ndarray:
+    """Rows ordered by their tie group ascending, rows of one group by position ascending.
+
+    The tie-group version of ``np.argsort(values, kind="stable")``.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    snapped = snap_sorted(s)
+    if snapped is s:
+        return order
+    key = np.empty_like(v)
+    key[order] = snapped
+    return np.argsort(key, kind="stable")
+
+
+def group_ids_sorted(s: np.ndarray) -> np.ndarray:
+    """Tie group of every value of the sorted ``s``: 0, 0, 1, 2, 2, ... (int64)."""
+    return np.cumsum(group_starts_sorted(s)) - 1
+
+
+def bin_of_fraction(v: np.ndarray, n_bins: int) -> np.ndarray:
+    """min(floor(v B), B - 1), clipped at 0, for ``v`` in [0, 1] (B = ``n_bins``), by the tie rule.
+
+    ``v`` within ``TIE_TOLERANCE`` below an edge j / B lies on the edge and goes to bin j:
+    ``0.57 * 100`` is ``56.99999999999999`` in float64, yet 0.57 goes to bin 57 of 100. The
+    one rule behind the uniform bins (v a forecast) and the quantile bins (v the fraction of
+    the weight below a forecast) of :mod:`ordmetrics.calibration`.
+    """
+    x = np.asarray(v, dtype=np.float64) * n_bins
+    up = np.ceil(x)
+    b = np.where((up - x) <= TIE_TOLERANCE * n_bins, up, np.floor(x))
+    np.clip(b, 0, n_bins - 1, out=b)
+    return b.astype(np.int64)
+
+
+def weight_exponent(w: np.ndarray) -> int:
+    """The binary exponent e of the largest finite weight (max |w| = m 2^e, m in [0.5, 1)).
+
+    0 when no weight is finite and non-zero (NaN, infinite and negative weights are left to the
+    validation, which reports them).
+    """
+    if w.size == 0:
+        return 0
+    with np.errstate(invalid="ignore"):
+        a = np.abs(w)
+        finite = a[np.isfinite(a)]
+    if finite.size == 0:
+        return 0
+    top = float(finite.max())
+    if top == 0.0:
+        return 0
+    return int(np.frexp(top)[1])
+
+
+@overload
+def scale_weights(w: np.ndarray) -> tuple[np.ndarray, int]: ...
+@overload
+def scale_weights(w: None) -> tuple[None, int]: ...
+@overload
+def scale_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, int]: ...
+def scale_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """``(w * 2^-e, e)`` with e from :func:`weight_exponent`: exact, largest weight in [0.5, 1).
+
+    ``w`` itself is returned when e = 0. Multiply a weight-valued result by ``2^e``
+    (``np.ldexp(x, e)``) to bring it back to the caller's units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics._numerics import scale_weights
+    >>> ws, e = scale_weights(np.array([1e308, 5e307]))
+    >>> bool(0.5 <= ws.max() < 1.0), e
+    (True, 1024)
+    >>> scale_weights(np.array([3.0, 1.0]))
+    (array([0.75, 0.25]), 2)
+    """
+    if w is None:
+        return None, 0
+    e = weight_exponent(w)
+    if e == 0:
+        return w, 0
+    return np.ldexp(w, -e), e
+
+
+def scale_counts(M: np.ndarray) -> np.ndarray:
+    """Weighted counts (..., K, K) scaled by a power of two per matrix (largest entry < 1).
+
+    For the formulas that are ratios of sums and products of counts (every agreement metric):
+    exact, and safe from overflow and underflow whatever the scale of the weights.
+    """
+    if not (isinstance(M, np.ndarray) and M.dtype == np.float64):
+        M = np.asarray(M, dtype=np.float64)
+    if M.size == 0:
+        return M
+    with np.errstate(invalid="ignore"):
+        top = np.abs(M).max(axis=(-2, -1))
+    top = np.where(np.isfinite(top) & (top > 0), top, 1.0)
+    e = np.frexp(top)[1]
+    if not np.any(e):
+        return M
+    return np.ldexp(M, -np.expand_dims(e, (-2, -1)))
