@@ -78,13 +78,13 @@ def test_calibration_functions_use_at_most_one_copy_of_the_probabilities(name, o
 
 
 def test_calibration_values_match_the_event_matrices():
-    """The per-event computation gives what the (N, E) matrices of _events give."""
+    """The per-event computation gives what the (N, E) matrices of event_forecasts give."""
     from ordmetrics import calibration as C
 
     y, P = proba(3_000, 7, seed=3)
     w = np.random.default_rng(4).uniform(0.1, 2.0, size=y.size)
     for view in ("classwise", "cumulative"):
-        f, o = C._events(P, y, view)
+        f, o = C.event_forecasts(P, y, view)
         cols = [(fj.copy(), oj.copy()) for fj, oj in C._event_columns(P, y, view)]
         assert len(cols) == f.shape[1]
         for j, (fj, oj) in enumerate(cols):

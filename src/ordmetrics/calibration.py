@@ -171,7 +171,7 @@ def _prepare(
 # --------------------------------------------------------------------------------------------
 
 
-def _event_names(view: str, labels: tuple[Hashable, ...] | None, k: int) -> tuple[str, ...]:
+def event_names(view: str, labels: tuple[Hashable, ...] | None, k: int) -> tuple[str, ...]:
     """Names of the events of ``view`` for K = ``k`` classes."""
     names = [str(v) for v in (labels if labels is not None else range(k))]
     if view == "top_label":
@@ -181,7 +181,7 @@ def _event_names(view: str, labels: tuple[Hashable, ...] | None, k: int) -> tupl
     return tuple(f"y <= {v}" for v in names[: k - 1])
 
 
-def _events(P: np.ndarray, y: np.ndarray, view: str) -> tuple[np.ndarray, np.ndarray]:
+def event_forecasts(P: np.ndarray, y: np.ndarray, view: str) -> tuple[np.ndarray, np.ndarray]:
     """Forecasts (N, E) and binary outcomes (N, E, as float) of the events of ``view``."""
     k = P.shape[1]
     if view == "top_label":
@@ -322,7 +322,7 @@ def _event_columns(
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The forecasts and outcomes of the events of ``view`` ("classwise" or "cumulative"), one
     event at a time: two vectors of N values each, never the (N, E) matrices of
-    :func:`_events` (whose values they equal bit for bit: the cumulative forecasts are added
+    :func:`event_forecasts` (whose values they equal bit for bit: the cumulative forecasts are added
     column by column in the order of ``np.cumsum``).
 
     The two vectors are buffers reused from one event to the next: use them before asking for
@@ -395,7 +395,7 @@ def _ece_per_event(
         return None
     if view != "top_label" and nb is not None:  # one event at a time (bounded memory)
         return _ece_columns(P, prep.y_true, w, view, nb, strategy)
-    f, o = _events(P, prep.y_true, view)
+    f, o = event_forecasts(P, prep.y_true, view)
     bins = _bin_sums(f, o, w, nb, strategy)
     return ece_from_sums(bins.weight, bins.sum_forecast, bins.sum_event, bins.total_weight)
 
@@ -758,7 +758,7 @@ def reliability(
     assert nb is not None
     check_option(strategy, "strategy", STRATEGIES)
     prep, P, w = _prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
-    names = _event_names(view, prep.labels, prep.n_classes)
+    names = event_names(view, prep.labels, prep.n_classes)
     if prep.propagate:  # a value is missing: every number is NaN
         mean_f = np.full((len(names), nb), np.nan)
         mean_o = weight = mean_f
@@ -767,7 +767,7 @@ def reliability(
         if strategy == "uniform":
             edges[:] = np.linspace(0.0, 1.0, nb + 1)
     else:
-        f, o = _events(P, prep.y_true, view)
+        f, o = event_forecasts(P, prep.y_true, view)
         bins = _bin_sums(f, o, w, nb, strategy)
         mean_f, mean_o = bins.means
         # the weights back in the caller's units (the bins used them scaled by 2^-e)

@@ -68,6 +68,7 @@ from . import _pav
 from ._docs import fill_doc
 from ._numerics import scale_weights
 from ._validation import _type_name, check_flag, check_option, prepare_proba
+from .calibration import event_forecasts, event_names
 from .evaluation.resampling import _make_rng
 
 __all__ = [
@@ -79,6 +80,8 @@ __all__ = [
 ]
 
 EVENTS = ("top_label", "class", "cumulative")
+#: The view of the binned calibration functions with the same events.
+_VIEW = {"top_label": "top_label", "class": "classwise", "cumulative": "cumulative"}
 SCORES = ("brier", "rps")
 
 #: Largest number of forecast values at which a consistency band is evaluated per event.
@@ -138,23 +141,12 @@ def _prepare(
 
 
 def _event_names(event: str, labels: tuple[Hashable, ...] | None, k: int) -> tuple[str, ...]:
-    names = [str(v) for v in (labels if labels is not None else range(k))]
-    if event == "top_label":
-        return ("top_label",)
-    if event == "class":
-        return tuple(f"y = {v}" for v in names)
-    return tuple(f"y <= {v}" for v in names[: k - 1])
+    return event_names(_VIEW[event], labels, k)
 
 
 def _events(P: np.ndarray, y: np.ndarray, event: str) -> tuple[np.ndarray, np.ndarray]:
-    """Forecasts (N, E) and outcomes (N, E) in {0., 1.} of the events."""
-    k = P.shape[1]
-    if event == "top_label":
-        o = (P.argmax(axis=1) == y).astype(np.float64)[:, None]  # ties to the lowest class
-        return P.max(axis=1)[:, None], o
-    if event == "class":
-        return P, (y[:, None] == np.arange(k)).astype(np.float64)
-    return np.cumsum(P, axis=1)[:, : k - 1], (y[:, None] <= np.arange(k - 1)).astype(np.float64)
+    """Forecasts (N, E) and outcomes (N, E) in {0., 1.}: the events of the binned views."""
+    return event_forecasts(P, y, _VIEW[event])
 
 
 def _check_event(event: Any) -> str:

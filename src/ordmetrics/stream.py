@@ -737,7 +737,7 @@ class Evaluator:
                         pred = decide(P, rule)
                         confusion[rule] = _agreement._counts(Prepared(y, pred, w, k, None))
                 elif e.kind == _CALIBRATION:
-                    f, o = _calibration._events(
+                    f, o = _calibration.event_forecasts(
                         np.asarray(P, dtype=np.float64), y, _VIEWS[e.metric]
                     )
                     ww = np.ones(y.size) if w is None else w
