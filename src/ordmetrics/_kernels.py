@@ -389,5 +389,7 @@ def score_rows(
         assert out is not None  # allocated above for the log rules
         finish_log_rule(out, pen)
         if not rows:
-            total = float(out.sum()) if w is None else float(np.dot(w, out))
+            # NumPy's pairwise sum, not a BLAS dot product: the result must not depend on the
+            # number of BLAS threads
+            total = float(out.sum()) if w is None else float(np.multiply(w, out, out=out).sum())
     return total, wsum, n_bad, (out if rows else None)

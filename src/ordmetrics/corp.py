@@ -182,7 +182,8 @@ def _fit(f: np.ndarray, o: np.ndarray, w: np.ndarray, computed: bool) -> _Fit:
     r = _pav.pav(go, gw)
     total = float(gw.sum())
     score = sq / total
-    score_rc = float(go @ ((1.0 - r) ** 2) + (gw - go) @ (r * r)) / total
+    # pairwise sums, not BLAS dot products, so the result does not depend on the thread count
+    score_rc = float(np.sum(go * (1.0 - r) ** 2) + np.sum((gw - go) * (r * r))) / total
     base = float(go.sum()) / total
     unc = base * (1.0 - base)
     parts = (score, score - score_rc, unc - score_rc, unc)
