@@ -25,6 +25,7 @@ SCRIPTS = (
     "bench_stream.py",
     "bench_dask.py",
     "bench_memory.py",
+    "bench_decide.py",
 )
 
 

@@ -19,6 +19,7 @@ SUMMARIES = {
     "bench_stream.py": "summary: streaming Evaluator ",
     "bench_dask.py": "summary: Dask on 2 local worker processes ",
     "bench_memory.py": "summary: peak memory of the calibration functions ",
+    "bench_decide.py": "summary: decide worst ",
 }
 #: the paper-sized benchmarks keep their N (53,576 rows) in quick runs
 FULL_SIZE = {"bench_bootstrap.py"}

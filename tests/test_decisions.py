@@ -11,8 +11,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ordmetrics.decisions import decide
+from ordmetrics.decisions import decide, decision_tolerance
 
 RULES = ["argmax", "median", "expected", "min_cost"]
 
@@ -287,3 +289,86 @@ def test_errors():
         decide(P, labels=["a", "b", "a"])
     with pytest.raises(TypeError, match=r"y_proba must hold numbers"):
         decide([["a", "b"]])
+
+
+# --------------------------------------------------------------------------------------------
+# The compiled kernels against a straightforward NumPy reference
+# --------------------------------------------------------------------------------------------
+
+
+def numpy_decide(P, rule, C=None):
+    """Whole-array NumPy: argmax, a cumulative sum, a matrix-vector and a matrix product."""
+    P = np.asarray(P)
+    k = P.shape[1]
+    tol = decision_tolerance(P.dtype, k)
+    if rule == "argmax":
+        return np.argmax(P, axis=1)
+    if rule == "median":
+        F = np.cumsum(P.astype(np.float64), axis=1)[:, :-1]
+        return (F < 0.5 - tol).sum(axis=1)
+    if rule == "expected":
+        grade = P.astype(np.float64) @ np.arange(k, dtype=np.float64)
+        return np.floor(grade + (0.5 + tol * (k - 1))).astype(np.int64)
+    cost = P.astype(np.float64) @ C
+    limit = cost.min(axis=1, keepdims=True) + tol * C.max()
+    return np.argmax(cost <= limit, axis=1)  # the first class within the tolerance
+
+
+@st.composite
+def proba_matrices(draw):
+    """Dirichlet rows (some with small-denominator entries: ties, halves, F_k = 1/2), past the
+    sizes where a vectorised loop would change its path."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(1, 1100))
+    k = draw(st.integers(2, 21))
+    P = rng.dirichlet(np.full(k, draw(st.sampled_from([0.3, 1.0, 3.0]))), size=n)
+    d = draw(st.sampled_from([2, 4, 10]))
+    rational = rng.random(n) < 0.3
+    P[rational] = rng.multinomial(d, np.full(k, 1.0 / k), size=int(rational.sum())) / d
+    if draw(st.booleans()):
+        P = P.astype(np.float32)
+    C = rng.choice([0.0, 1.0, 2.5, 4.0], size=(k, k))
+    return P, C
+
+
+@settings(max_examples=60, deadline=None)
+@given(proba_matrices())
+def test_kernels_match_numpy_reference(case):
+    P, C = case
+    for rule in ("argmax", "median", "expected"):
+        got = decide(P, rule)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, numpy_decide(P, rule), err_msg=rule)
+    for costs in (C, np.abs(np.subtract.outer(np.arange(P.shape[1]), np.arange(P.shape[1])))):
+        got = decide(P, "min_cost", costs=costs)
+        np.testing.assert_array_equal(got, numpy_decide(P, "min_cost", costs.astype(float)))
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("bad", [np.nan, -0.1, 1.5, np.inf])
+def test_invalid_values_raise_at_any_row(rule, bad):
+    P = np.full((2000, 4), 0.25)
+    P[1999, 1] = bad
+    with pytest.raises(ValueError, match="y_proba"):
+        decide(P, rule)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_row_sums_near_the_tolerance_are_accepted_as_before(rule):
+    # sums 1 + 9e-7 fail the kernels' screen but pass the row-sum tolerance of 1e-6
+    P = np.full((3000, 4), 0.25)
+    P[:, 3] += 9e-7
+    C = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
+    np.testing.assert_array_equal(decide(P, rule), numpy_decide(P, rule, C))
+    P[5, 3] += 1e-5
+    with pytest.raises(ValueError, match="sum"):
+        decide(P, rule)
+
+
+def test_y_proba_errors_come_before_costs_errors():
+    P = [[0.5, 0.6], [0.5, 0.5]]
+    with pytest.raises(ValueError, match="y_proba"):
+        decide(P, "min_cost", costs=[[0, -1], [1, 0]])
+    with pytest.raises(ValueError, match="costs must be non-negative"):
+        decide([[0.5, 0.5]], "min_cost", costs=[[0, -1], [1, 0]])

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._docs import fill_doc
+from ._jit import njit
 from ._numerics import TIE_TOLERANCE
 from ._validation import (
     _fmt_rows,
@@ -33,6 +34,7 @@ from ._validation import (
     find_problems,
     proba_looks_valid,
     real_input,
+    sum_tolerance,
 )
 
 __all__ = ["decide"]
@@ -159,6 +161,20 @@ def _check_proba(P: np.ndarray) -> None:
     )
 
 
+def _check_costs(costs: Any, n_classes: int) -> np.ndarray:
+    """The cost matrix of ``rule="min_cost"`` (absolute costs when ``costs`` is None)."""
+    return check_matrix(
+        "absolute" if costs is None else costs,
+        n_classes,
+        name="costs",
+        options=COSTS,
+        what="C[true, predicted]",
+        classes_from="the columns of y_proba",
+        negative_hint="Adding one constant to every entry makes it non-negative and changes "
+        "no decision.",
+    )
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "str"
@@ -181,6 +197,129 @@ def _label_array(labels: tuple[Hashable, ...]) -> np.ndarray:
     out = np.empty(len(labels), dtype=object)
     out[:] = list(labels)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels: one pass over the rows per rule, screening the values in the same loop
+# --------------------------------------------------------------------------------------------
+
+_opts = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: The kernels' screen accepts row sums within this fraction of the row-sum tolerance only, so
+#: a row near the tolerance's edge (where the order of a sum could matter) always goes to the
+#: full check of :func:`_check_proba`, which decides as it would without the screen.
+_SCREEN_FRACTION = 0.75
+
+# Each kernel writes the decision of every row into ``out`` and returns True when every entry
+# is in [0, 1] and every row sum (in float64) is in [lo, hi]; False sends the input to
+# :func:`_check_proba`, which raises or, for a row sum at the edge of the tolerance, accepts.
+# A NaN or infinite entry makes its row sum NaN or infinite, outside [lo, hi].
+
+
+@njit(**_opts)
+def _argmax_rows(P, out, lo, hi):
+    n, k = P.shape
+    mn = np.inf
+    mx = -np.inf
+    bad = 0
+    for i in range(n):
+        best = P[i, 0]
+        idx = 0
+        s = np.float64(best)
+        mn = min(mn, best)
+        for j in range(1, k):
+            x = P[i, j]
+            s += x
+            mn = min(mn, x)
+            c = x > best  # strictly greater: ties go to the lowest class
+            best = x if c else best
+            idx = j if c else idx
+        mx = max(mx, best)  # the row's maximum
+        bad |= not ((s >= lo) & (s <= hi))
+        out[i] = idx
+    return bad == 0 and mn >= 0.0 and mx <= 1.0
+
+
+@njit(**_opts)
+def _median_rows(P, out, threshold, lo, hi):
+    # F_k is non-decreasing in k, so the smallest k with F_k >= 1/2 is the number of k < K-1
+    # with F_k < 1/2 (F_{K-1} is the row sum, always >= 1/2).
+    n, k = P.shape
+    mn = np.inf
+    mx = -np.inf
+    bad = 0
+    for i in range(n):
+        F = np.float64(P[i, 0])
+        idx = np.int64(0)
+        mn = min(mn, P[i, 0])
+        mx = max(mx, P[i, 0])
+        for j in range(1, k):
+            idx += F < threshold
+            x = P[i, j]
+            F += x
+            mn = min(mn, x)
+            mx = max(mx, x)
+        bad |= not ((F >= lo) & (F <= hi))
+        out[i] = idx
+    return bad == 0 and mn >= 0.0 and mx <= 1.0
+
+
+@njit(**_opts)
+def _expected_rows(P, out, half, lo, hi):
+    n, k = P.shape
+    mn = np.inf
+    mx = -np.inf
+    bad = 0
+    for i in range(n):
+        s = np.float64(P[i, 0])
+        grade = 0.0
+        w = 0.0  # the class j, as a float
+        mn = min(mn, P[i, 0])
+        mx = max(mx, P[i, 0])
+        for j in range(1, k):
+            x = np.float64(P[i, j])
+            w += 1.0
+            s += x
+            grade += x * w
+            mn = min(mn, x)
+            mx = max(mx, x)
+        bad |= not ((s >= lo) & (s <= hi))
+        out[i] = np.int64(np.floor(grade + half))
+    return bad == 0 and mn >= 0.0 and mx <= 1.0
+
+
+@njit(**_opts)
+def _min_cost_rows(P, C, out, slack, lo, hi):
+    n, k = P.shape
+    mn = np.inf
+    mx = -np.inf
+    bad = 0
+    cost = np.empty(k)  # expected cost of each class for the current row: P[i] @ C
+    for i in range(n):
+        x = np.float64(P[i, 0])
+        s = x
+        mn = min(mn, x)
+        mx = max(mx, x)
+        for m in range(k):
+            cost[m] = x * C[0, m]
+        for j in range(1, k):
+            x = np.float64(P[i, j])
+            s += x
+            mn = min(mn, x)
+            mx = max(mx, x)
+            for m in range(k):
+                cost[m] += x * C[j, m]
+        low = cost[0]
+        for m in range(1, k):
+            v = cost[m]
+            low = v if v < low else low
+        limit = low + slack
+        idx = k - 1
+        for m in range(k - 2, -1, -1):  # the lowest class within the tolerance wins
+            idx = m if cost[m] <= limit else idx
+        bad |= not ((s >= lo) & (s <= hi))
+        out[i] = idx
+    return bad == 0 and mn >= 0.0 and mx <= 1.0
 
 
 @fill_doc()
@@ -282,44 +421,28 @@ def decide(
     P = as_proba(y_proba, renormalize=renormalize)
     n, k = P.shape
     lab = None if labels is None else check_labels(labels, k)
-    _check_proba(P)
     C = None
     if rule == "min_cost":
-        C = check_matrix(
-            "absolute" if costs is None else costs,
-            k,
-            name="costs",
-            options=COSTS,
-            what="C[true, predicted]",
-            classes_from="the columns of y_proba",
-            negative_hint="Adding one constant to every entry makes it non-negative and changes "
-            "no decision.",
-        )
-
+        try:
+            C = _check_costs(costs, k)
+        except (TypeError, ValueError):
+            _check_proba(P)  # the errors of y_proba come first
+            raise
     tol = decision_tolerance(P.dtype, k)
+    screen = _SCREEN_FRACTION * sum_tolerance(P.dtype, k)
+    lo, hi = 1.0 - screen, 1.0 + screen
+    idx = np.empty(n, dtype=np.int64)
     if rule == "argmax":
-        idx = np.argmax(P, axis=1).astype(np.int64, copy=False)
+        ok = _argmax_rows(P, idx, lo, hi)
     elif rule == "median":
-        # F_k is non-decreasing in k, so the smallest k with F_k >= 1/2 is the number of
-        # k < K-1 with F_k < 1/2 (F_{K-1} is the row sum, always >= 1/2).
-        threshold = 0.5 - tol
-        F = P[:, 0].astype(np.float64)
-        idx = (F < threshold).astype(np.int64)
-        for j in range(1, k - 1):
-            F += P[:, j]
-            idx += F < threshold
+        ok = _median_rows(P, idx, 0.5 - tol, lo, hi)
     elif rule == "expected":
-        grade = P @ np.arange(k, dtype=np.float64)
-        idx = np.floor(grade + (0.5 + tol * (k - 1))).astype(np.int64)
+        ok = _expected_rows(P, idx, 0.5 + tol * (k - 1), lo, hi)
     else:
         assert C is not None
-        # expected cost of each class as a (K, N) array: row j is the expected cost of class j
-        cost = C.T @ P.T
-        limit = cost.min(axis=0)
-        limit += tol * float(C.max())
-        idx = np.full(n, k - 1, dtype=np.int64)
-        for j in range(k - 2, -1, -1):  # the lowest class within the tolerance wins
-            idx[cost[j] <= limit] = j
+        ok = _min_cost_rows(P, C, idx, tol * float(C.max()), lo, hi)
+    if not ok:
+        _check_proba(P)  # raises for invalid values
     if lab is None:
         return idx
     return _label_array(lab)[idx]

@@ -1,0 +1,91 @@
+"""Benchmark of ``decide``: each decision rule as a multiple of one read pass.
+
+Times ``decide`` with ``rule="argmax"``, ``"median"``, ``"expected"`` and ``"min_cost"`` (the
+default absolute costs, and a general cost matrix) on N Dirichlet rows (default N = 10^6) at
+K = 5 (``--k``) and K = 20, and prints each time as a multiple of one read pass over the
+probabilities (``y_proba.sum()``), timed in the same rounds. Every call includes its input
+validation. The goal is every rule within 3x one read pass at K = 5.
+
+Run with ``.venv/bin/python benchmarks/bench_decide.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import _common as common
+import numpy as np
+from _common import ReadPass, ms
+
+from ordmetrics.decisions import decide
+
+GOAL_READ = 3.0  # every rule within this multiple of one read pass (at K = 5)
+READ_RUNS_PER_ROUND = 3  # read passes timed before each round of calls
+PACKAGES = (("numpy", "numpy"), ("numba", "numba"), ("ordmetrics", "ordmetrics"))
+
+
+def calls(proba: np.ndarray, seed: int) -> list[tuple[str, Callable[[], Any]]]:
+    k = proba.shape[1]
+    costs = np.random.default_rng(seed).uniform(0.0, 4.0, size=(k, k))
+    return [
+        ("argmax", lambda: decide(proba)),
+        ("median", lambda: decide(proba, "median")),
+        ("expected", lambda: decide(proba, "expected")),
+        ("min_cost (absolute)", lambda: decide(proba, "min_cost")),
+        ("min_cost (general C)", lambda: decide(proba, "min_cost", costs=costs)),
+    ]
+
+
+def bench(proba: np.ndarray, seed: int, repeat: int) -> tuple[ReadPass, list[tuple[str, Any]]]:
+    """Round robin: in each round the read pass 3 times, then every call once."""
+    todo = calls(proba, seed)
+    for _, fn in todo:  # compile or load the kernels before timing
+        fn()
+    proba.sum()
+    read = ReadPass(proba)
+    times: dict[str, list[float]] = {name: [] for name, _ in todo}
+    with common.gc_off():
+        for _ in range(repeat):
+            read.sample(READ_RUNS_PER_ROUND)
+            for name, fn in todo:
+                times[name].append(common.timed(fn))
+    return read, [(name, common.summarize(t)) for name, t in times.items()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = common.parse_args(__doc__, argv, repeat=5)
+    ks = sorted({args.k, 20})
+    print(
+        f"ordmetrics decide benchmark: N = {args.n:,} rows, K = {', '.join(map(str, ks))} "
+        f"classes, float64 C-contiguous Dirichlet(1, ..., 1) rows, seed {args.seed}"
+    )
+    print("\n".join(common.machine_info(PACKAGES)))
+    worst: tuple[float, str] = (0.0, "")
+    for k in ks:
+        proba = common.dirichlet_proba(np.random.default_rng(args.seed), args.n, k)
+        read, rows = bench(proba, args.seed, args.repeat)
+        print()
+        print(
+            f"K = {k} ({proba.nbytes / 1e6:.1f} MB): read pass y_proba.sum() best "
+            f"{read.best * 1e3:.3f} ms, median {read.median * 1e3:.3f} ms "
+            f"({len(read.times)} runs); 'x read' = best time / best read pass"
+        )
+        columns = [("best", 10), ("median", 10), ("x read", 7)]
+        print(common.table_header(22, columns, ["ms", "ms"]))
+        for name, t in rows:
+            ratio = t.best / read.best
+            print(f"{name:<22}  {ms(t.best)}  {ms(t.median)}  {ratio:7.2f}")
+            if k == args.k and ratio > worst[0]:
+                worst = (ratio, name)
+    print()
+    common.print_summary(
+        f"decide worst {worst[0]:.2f}x read pass ({worst[1]}) at K = {args.k}; goal <= "
+        f"{GOAL_READ:g}x",
+        args.n,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
