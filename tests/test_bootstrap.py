@@ -745,3 +745,153 @@ def test_metric_errors_surface_unchanged(data):
         bootstrap("rps", y, P * 2, n_resamples=5)
     with pytest.raises(ValueError, match="nan_policy must be one of"):
         bootstrap("rps", y, P, n_resamples=5, nan_policy="drop")
+
+
+# --------------------------------------------------------------------------------------------
+# Ranking and calibration metrics: prepared once, evaluated on the resample counts
+# --------------------------------------------------------------------------------------------
+
+COUNTS_CASES = [
+    ("c_index", om.c_index, {}),
+    ("kendall_tau", om.kendall_tau, {}),
+    ("spearman", om.spearman, {}),
+    ("ece", om.ece, {}),
+    ("ece", om.ece, {"n_bins": 4, "renormalize": True}),
+    ("classwise_ece", om.classwise_ece, {"n_bins": 6}),
+    ("cumulative_ece", om.cumulative_ece, {}),
+]
+
+
+def tied(n: int, k: int, seed: int):
+    """make() with exact ties, near-ties of the expected grade chained across 1e-12 steps,
+    and integer weights."""
+    y, P, _, w = make(n, k, seed)
+    P = P.copy()
+    P[::5] = P[1]  # exact ties
+    base = np.array([0.3, 0.3, 0.4] + [0.0] * (k - 3))
+    for j in range(8):  # expected grades 1.1 + j * 0.6e-12: a chain of near-ties
+        row = base.copy()
+        row[2] += j * 0.3e-12
+        row[0] -= j * 0.3e-12
+        P[7 + 11 * j] = row
+    return y, P, np.round(w * 3)
+
+
+@pytest.mark.parametrize("labels", ["codes", "strings"])
+@pytest.mark.parametrize("weights", [None, "integer", "real"])
+@pytest.mark.parametrize(("name", "func", "opts"), COUNTS_CASES)
+def test_counts_path_equals_generic_loop(monkeypatch, name, func, opts, weights, labels):
+    """Bitwise equal to one metric call per resample with integer weights, to 1e-12 with real
+    ones (rounding of the sums within a tie group), over several chunks of resamples."""
+    n, b = 130, 12
+    y, P, wi = tied(n, 4, seed=21)
+    _, _, _, wr = make(n, 4, seed=21)
+    sw = {None: None, "integer": wi, "real": wr}[weights]
+    kw = dict(opts)
+    yy = y
+    if labels == "strings":
+        names = ["d", "c", "b", "a"]  # ordinal order differs from sorted order
+        yy = np.array(names, dtype=object)[y]
+        kw["labels"] = names
+    monkeypatch.setattr(bs, "CHUNK_INDICES", 5 * n)  # three chunks, the last one partial
+    res = bootstrap(name, yy, P, n_resamples=b, random_state=SEED, sample_weight=sw, **kw)
+    slow = bootstrap(plain(func), yy, P, n_resamples=b, random_state=SEED, sample_weight=sw, **kw)
+    assert res.estimate == slow.estimate == func(yy, P, sample_weight=sw, **kw)
+    if weights == "real" and name in ("c_index", "kendall_tau", "spearman"):
+        np.testing.assert_allclose(res.distribution, slow.distribution, rtol=0, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(res.distribution, slow.distribution)
+    ref = literal(func, yy, P, drawn_indices(SEED, n, b), w=sw, **kw)
+    np.testing.assert_allclose(res.distribution, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("name", "func", "opts"), COUNTS_CASES)
+def test_counts_path_is_taken_and_large_sizes(name, func, opts):
+    """The registered metric takes the counts path; sizes past the kernel's blocks and the
+    chunk of resample indices (CHUNK_INDICES // N = 1 resample per chunk)."""
+    n = 3000
+    y, P, wi = tied(n, 5, seed=22)
+    side = bs._Side(bs._resolve_metric(name), y, P, dict(opts))
+    assert side.path == "counts"
+    old = bs.CHUNK_INDICES
+    try:
+        bs.CHUNK_INDICES = n  # one resample per chunk
+        fast = bootstrap(name, y, P, n_resamples=3, random_state=3, sample_weight=wi, **opts)
+        slow = bootstrap(plain(func), y, P, n_resamples=3, random_state=3, sample_weight=wi, **opts)
+    finally:
+        bs.CHUNK_INDICES = old
+    np.testing.assert_array_equal(fast.distribution, slow.distribution)
+
+
+def test_quantile_bins_and_propagate_keep_the_generic_path():
+    y, P, _, _ = make(60, 3, seed=23)
+    side = bs._Side(bs._resolve_metric("ece"), y, P, {"strategy": "quantile"})
+    assert side.path == "generic"
+    P = P.copy()
+    P[4, 0] = np.nan
+    side = bs._Side(bs._resolve_metric("c_index"), y, P, {"nan_policy": "propagate"})
+    assert side.path == "generic"
+    fast = bootstrap("ece", y, P, n_resamples=20, random_state=0, nan_policy="omit")
+    quant = bootstrap(
+        "ece", y, P, n_resamples=20, random_state=0, strategy="quantile", nan_policy="omit"
+    )
+    slow = bootstrap(
+        plain(om.ece), y, P, n_resamples=20, random_state=0, strategy="quantile", nan_policy="omit"
+    )
+    np.testing.assert_array_equal(quant.distribution, slow.distribution)
+    assert not np.array_equal(fast.distribution, quant.distribution)
+
+
+@pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")
+@pytest.mark.parametrize(("name", "func", "opts"), COUNTS_CASES)
+def test_counts_path_nan_policy_omit_and_compare(name, func, opts):
+    y, P, _, w = make(80, 4, seed=24)
+    y = y.astype(float)
+    P = P.copy()
+    Q = np.roll(P, 1, axis=1)
+    y[[3, 17]] = np.nan
+    P[[5, 40], 0] = np.nan
+    Q[[6], 1] = np.nan
+    w[8] = np.nan
+    kw = {"sample_weight": w, "nan_policy": "omit", **opts}
+    res = bootstrap(name, y, P, n_resamples=15, random_state=2, method="bca", **kw)
+    slow = bootstrap(plain(func), y, P, n_resamples=15, random_state=2, method="bca", **kw)
+    np.testing.assert_allclose(res.distribution, slow.distribution, rtol=0, atol=1e-12)
+    np.testing.assert_allclose([res.low, res.high], [slow.low, slow.high], rtol=0, atol=1e-12)
+    cmp = compare(name, y, P, Q, n_resamples=15, random_state=2, method="bca", **kw)
+    cslow = compare(plain(func), y, P, Q, n_resamples=15, random_state=2, method="bca", **kw)
+    assert cmp.estimate_a == cslow.estimate_a and cmp.estimate_b == cslow.estimate_b
+    np.testing.assert_allclose(cmp.distribution, cslow.distribution, rtol=0, atol=1e-12)
+    np.testing.assert_allclose([cmp.low, cmp.high], [cslow.low, cslow.high], rtol=0, atol=1e-12)
+
+
+def test_counts_path_undefined_resamples_are_nan():
+    """A resample of one class: c_index NaN on the counts path too (and no positive weight)."""
+    y = np.array([0] * 30 + [1])
+    P = np.random.default_rng(0).dirichlet([1, 1], size=31)
+    with pytest.warns(UndefinedMetricWarning, match="undefined"):
+        res = bootstrap("c_index", y, P, n_resamples=40, random_state=0)
+    with pytest.warns(UndefinedMetricWarning, match="undefined"):
+        slow = bootstrap(plain(om.c_index), y, P, n_resamples=40, random_state=0)
+    assert np.isnan(res.distribution).any()
+    np.testing.assert_array_equal(res.distribution, slow.distribution)
+
+
+def test_counts_evaluators_directly():
+    from ordmetrics import calibration, ranking
+
+    y, P, _, w = make(50, 3, seed=25)
+    c = np.random.default_rng(1).integers(0, 3, size=50).astype(float)
+    for module, name in [(ranking, "spearman"), (calibration, "cumulative_ece")]:
+        evaluate, n = module.counts_evaluator(name, y, P, sample_weight=w)
+        assert n == 50
+        assert evaluate(c) == getattr(om, name)(y, P, sample_weight=w * c)
+    with pytest.raises(ValueError, match="name must be 'c_index'"):
+        ranking.counts_evaluator("qwk", y, P)
+    with pytest.raises(ValueError, match="name must be 'ece'"):
+        calibration.counts_evaluator("rps", y, P)
+    P = P.copy()
+    P[0, 0] = np.nan
+    assert ranking.counts_evaluator("c_index", y, P, nan_policy="propagate") is None
+    assert calibration.counts_evaluator("ece", y, P, nan_policy="propagate") is None
+    assert calibration.counts_evaluator("ece", y, P, strategy="quantile", nan_policy="omit") is None

@@ -619,6 +619,94 @@ def cumulative_ece(
     return math.nan if out is None else float(np.mean(out))
 
 
+def counts_evaluator(
+    name: str,
+    y_true: Any,
+    y_proba: Any,
+    *,
+    n_bins: Any = 15,
+    strategy: str = "uniform",
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+    renormalize: bool = False,
+) -> tuple[Callable[[np.ndarray], float], int] | None:
+    """Prepare an ECE once for many evaluations under frequency weights.
+
+    Validates the inputs, computes the forecasts and outcomes of the events and the bin of
+    every forecast once, and returns ``(evaluate, n)``: ``evaluate(counts)`` is the metric
+    ``name`` (``"ece"``, ``"classwise_ece"`` or ``"cumulative_ece"``) with
+    ``sample_weight = w * counts``, ``counts`` a vector over the ``n`` scored rows (the
+    complete rows under ``nan_policy="omit"``, in order). Each evaluation only adds up the
+    weights per bin (the same sums, in the same order, as the metric). Returns None when the
+    bins depend on the weights (``strategy="quantile"`` with ``n_bins`` bins) or the inputs
+    propagate a missing value; the metric must then be called itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.calibration import counts_evaluator, ece
+    >>> y = [0, 0, 0, 0]
+    >>> P = [[0.9, 0.05, 0.05], [0.1, 0.8, 0.1], [0.4, 0.35, 0.25], [0.3, 0.45, 0.25]]
+    >>> evaluate, n = counts_evaluator("ece", y, P, n_bins=2)
+    >>> c = np.array([1.0, 2.0, 0.0, 3.0])
+    >>> evaluate(c) == ece(y, P, n_bins=2, sample_weight=c)
+    True
+    """
+    views = {"ece": "top_label", "classwise_ece": "classwise", "cumulative_ece": "cumulative"}
+    if name not in views:
+        raise ValueError(f"name must be 'ece', 'classwise_ece' or 'cumulative_ece'; got {name!r}.")
+    view = views[name]
+    nb = _check_n_bins(n_bins)
+    check_option(strategy, "strategy", STRATEGIES)
+    if nb is not None and strategy != "uniform":
+        return None  # quantile bins move with the weights
+    prep, P, _ = _prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
+    if prep.propagate:
+        return None
+    base = prep.weight
+    if view != "top_label" and nb is not None:
+        pairs = [(f.copy(), o.copy()) for f, o in _event_columns(P, prep.y_true, view)]
+        f2 = np.column_stack([f for f, _ in pairs])
+        o2 = np.column_stack([o for _, o in pairs])
+        per_column = True
+    else:
+        f2, o2 = event_forecasts(P, prep.y_true, view)
+        per_column = False
+    n, e = f2.shape
+    # bins that do not depend on the weights: uniform edges, or one bin per distinct value
+    index, _, b = _bin_index(f2, np.ones(n), nb, strategy)
+    if per_column:
+        idx_cols = [np.ascontiguousarray(index[:, j]) for j in range(e)]
+        f_cols = [np.ascontiguousarray(f2[:, j]) for j in range(e)]
+        o_cols = [np.ascontiguousarray(o2[:, j]) for j in range(e)]
+    else:
+        flat = (index + np.arange(e) * b).ravel()
+
+    def evaluate(counts: np.ndarray) -> float:
+        v = counts if base is None else base * counts
+        w = scale_weights(v)[0]  # as the metric scales its sample_weight
+        total = float(w.sum())
+        if per_column:
+            out = []
+            for j in range(e):
+                weight = np.bincount(idx_cols[j], weights=w, minlength=b)
+                s_f = np.bincount(idx_cols[j], weights=w * f_cols[j], minlength=b)
+                s_o = np.bincount(idx_cols[j], weights=w * o_cols[j], minlength=b)
+                out.append(ece_from_sums(weight[None], s_f[None], s_o[None], total)[0])
+            values = np.array(out)
+        else:
+            ww = np.broadcast_to(w[:, None], (n, e))
+            size = e * b
+            weight = np.bincount(flat, weights=ww.ravel(), minlength=size).reshape(e, b)
+            s_f = np.bincount(flat, weights=(ww * f2).ravel(), minlength=size).reshape(e, b)
+            s_o = np.bincount(flat, weights=(ww * o2).ravel(), minlength=size).reshape(e, b)
+            values = ece_from_sums(weight, s_f, s_o, total)
+        return float(values[0]) if view == "top_label" else float(np.mean(values))
+
+    return evaluate, int(n)
+
+
 # --------------------------------------------------------------------------------------------
 # Reliability diagram data
 # --------------------------------------------------------------------------------------------

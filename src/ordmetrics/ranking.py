@@ -37,13 +37,14 @@ contribute nothing to S, and the self-pairs of a weighted row cancel from every 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ._docs import fill_doc
 from ._jit import njit
-from ._numerics import scale_weights, snap_sorted
+from ._numerics import TIE_TOLERANCE, scale_weights, snap_sorted
 from ._registry import register
 from ._validation import (
     NAN_POLICIES,
@@ -209,6 +210,84 @@ def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, wa
                 cov += rank * gd
         before += gw
         a = b
+    return S, n_s, groups, cov, var_s
+
+
+@njit(cache=True, nogil=True)
+def _counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_pairs, want_ranks):
+    """:func:`_tie_group_walk` over the rows of positive weight ``w[order[p]]``, taken from a
+    fixed sorted order ``s`` (with ``y`` sorted alike): the rows of weight 0 are skipped, and
+    the tie groups are those of :func:`ordmetrics._numerics.snap_sorted` on the rows left
+    (``computed``: neighbours within ``tol * max(1, |a|, |b|)`` chained; else equal values).
+    Same sums, in the same row order within the fixed order, as the metric's walk.
+    """
+    n = s.size
+    tree = np.zeros(n_classes + 1)
+    S = 0.0
+    n_s = 0.0
+    groups = 0
+    cov = 0.0
+    var_s = 0.0
+    before = 0.0
+    half_total = 0.5 * total
+    a = 0
+    while a < n and not w[order[a]] > 0.0:
+        a += 1
+    while a < n:
+        b = a
+        gw = 0.0
+        gd = 0.0
+        prev = s[a]
+        while b < n:
+            wr = w[order[b]]
+            if not wr > 0.0:
+                b += 1
+                continue
+            v = s[b]
+            if b > a:
+                if computed:
+                    scale = max(1.0, max(abs(prev), abs(v)))
+                    if v - prev > tol * scale:
+                        break
+                elif v != prev:
+                    break
+            prev = v
+            gw += wr
+            if want_ranks:
+                gd += wr * d_class[y[b]]
+            if want_pairs:
+                c = y[b]
+                below = 0.0
+                i = c
+                while i > 0:
+                    below += tree[i]
+                    i -= i & (-i)
+                upto = 0.0
+                i = c + 1
+                while i > 0:
+                    upto += tree[i]
+                    i -= i & (-i)
+                S += wr * (below - (before - upto))
+            b += 1
+        if want_pairs:
+            for r in range(a, b):
+                wr = w[order[r]]
+                if wr > 0.0:
+                    i = y[r] + 1
+                    while i <= n_classes:
+                        tree[i] += wr
+                        i += i & (-i)
+        if gw > 0.0:
+            groups += 1
+            n_s += gw * before
+            if want_ranks:
+                rank = before + 0.5 * gw - half_total
+                var_s += gw * rank * rank
+                cov += rank * gd
+        before += gw
+        a = b
+        while a < n and not w[order[a]] > 0.0:
+            a += 1
     return S, n_s, groups, cov, var_s
 
 
@@ -462,6 +541,77 @@ def spearman(
         warn_undefined("spearman", _constant_reason(sums))
         return math.nan
     return min(1.0, max(-1.0, sums.cov / math.sqrt(sums.var_y * sums.var_s)))
+
+
+def counts_evaluator(
+    name: str,
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    nan_policy: str = "raise",
+) -> tuple[Callable[[np.ndarray], float], int] | None:
+    """Prepare a ranking metric once for many evaluations under frequency weights.
+
+    Validates and encodes the inputs once, sorts the rows by their score once, and returns
+    ``(evaluate, n)``: ``evaluate(counts)`` is the metric ``name`` (``"c_index"``,
+    ``"kendall_tau"`` or ``"spearman"``) with ``sample_weight = w * counts``, ``counts`` a
+    vector over the ``n`` scored rows (the complete rows under ``nan_policy="omit"``, in
+    order). Each evaluation reuses the order: the rows of positive weight are taken from it,
+    grouped into ties by the rule of :mod:`ordmetrics._numerics` and walked as in the metric
+    itself, in O(N log K) time (no sort, no validation). Returns None when the inputs propagate
+    a missing value (the metric is then NaN whatever the counts). An evaluation warns nothing;
+    an undefined value is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.ranking import c_index, counts_evaluator
+    >>> y, s = [0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8]
+    >>> evaluate, n = counts_evaluator("c_index", y, s)
+    >>> c = np.array([2.0, 0.0, 1.0, 3.0])
+    >>> evaluate(c) == c_index(y, s, sample_weight=c)
+    True
+    """
+    if name not in ("c_index", "kendall_tau", "spearman"):
+        raise ValueError(f"name must be 'c_index', 'kendall_tau' or 'spearman'; got {name!r}.")
+    prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
+    if prep.propagate:
+        return None
+    y, k = _dense_codes(prep.y_true, prep.n_classes)
+    score = prep.other
+    base = prep.weight
+    order = np.argsort(score, kind="stable")
+    s_sorted = score[order]
+    y_sorted = np.ascontiguousarray(y[order])
+    pairs = name != "spearman"
+    ranks = not pairs
+
+    def evaluate(counts: np.ndarray) -> float:
+        v = counts if base is None else base * counts
+        w, _ = scale_weights(v)  # as the metric scales its sample_weight
+        wk = np.bincount(y, weights=w, minlength=k).astype(np.float64, copy=False)
+        before_k = np.cumsum(wk) - wk
+        total = float(wk.sum())
+        y_groups = int(np.count_nonzero(wk > 0))
+        n_y = float(wk @ before_k)
+        d_class = before_k + 0.5 * wk - 0.5 * total
+        var_y = float(wk @ (d_class * d_class))
+        S, n_s, groups, cov, var_s = _counts_walk(
+            s_sorted, y_sorted, order, w, computed, TIE_TOLERANCE, k, total, d_class, pairs, ranks
+        )
+        if name == "c_index":
+            if y_groups < 2:
+                return math.nan
+            return min(1.0, max(0.0, 0.5 + 0.5 * float(S) / n_y))
+        if y_groups < 2 or groups < 2:
+            return math.nan
+        if name == "kendall_tau":
+            return min(1.0, max(-1.0, float(S) / math.sqrt(n_y * float(n_s))))
+        return min(1.0, max(-1.0, float(cov) / math.sqrt(var_y * float(var_s))))
+
+    return evaluate, int(y.size)
 
 
 def _constant_reason(sums: _Sums) -> str:

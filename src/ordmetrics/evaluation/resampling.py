@@ -12,7 +12,13 @@ those values give the same numbers:
 * agreement metrics (``qwk``, ``kappa``, ``expected_cost``, ...): the confusion counts of a
   whole chunk of resamples are accumulated in one compiled pass and the metric is evaluated on
   all of them at once by the batched evaluator of :mod:`ordmetrics.agreement`;
-* every other metric (ranking, calibration, AURSC, any callable): one call of the metric per
+* ranking metrics (``c_index``, ``kendall_tau``, ``spearman``) and the ECEs with uniform bins
+  (``ece``, ``classwise_ece``, ``cumulative_ece``): the inputs are validated and encoded once by the
+  metric's module (``counts_evaluator`` of :mod:`ordmetrics.ranking` and
+  :mod:`ordmetrics.calibration`, chosen by the registry kind), which sorts the scores or bins
+  the forecasts once; a resample then costs one walk of the fixed order or one set of weighted
+  bin sums, with the same sums as the metric itself;
+* every other metric (quantile-binned ECEs, AURSC, any callable): one call of the metric per
   resample with ``sample_weight = w * c``.
 
 The row indices are drawn the same way whatever the path, so two metrics bootstrapped with the
@@ -71,6 +77,10 @@ MAX_RESAMPLES = 10**7
 _BLOCK = 1024
 
 _NORMAL = NormalDist()
+
+#: Registry kinds whose module prepares a metric once for evaluations on resample counts
+#: (a function ``counts_evaluator(name, y_true, x, **options)`` in that module).
+_COUNTS_MODULES = {"ranking": "ordmetrics.ranking", "calibration": "ordmetrics.calibration"}
 
 # Options that bootstrap passes itself (per-sample scores) or that must be shared by both
 # sides of a comparison.
@@ -547,6 +557,8 @@ class _Side:
             self._setup_agreement()
         if self.path == "generic" and self.policy == "omit":
             self.keep = _complete_rows(y_true, x, self.weight, self.n)
+        if self.path == "generic":
+            self._setup_counts()
 
     # -- setup of the fast paths (full-length arrays; restricted to the kept rows later) --
 
@@ -602,6 +614,30 @@ class _Side:
         self._w = w
         self._weighted = prep.weight is not None
 
+    def _setup_counts(self) -> None:
+        """The metric prepared once by its module, evaluated on resample counts."""
+        spec = self.metric.spec
+        module_name = None if spec is None else _COUNTS_MODULES.get(spec.kind)
+        if spec is None or module_name is None:
+            return
+        factory = getattr(importlib.import_module(module_name), "counts_evaluator", None)
+        if factory is None:
+            return
+        try:
+            with _quiet():
+                made = factory(spec.name, self.y_true, self.x, **self.kwargs)
+        except (ValueError, TypeError):  # a metric of this kind that the module cannot prepare
+            return
+        if made is None:  # weight-dependent bins, or a missing value that propagates
+            return
+        evaluate, n_prepared = made
+        own = np.flatnonzero(self.keep)
+        if own.size != n_prepared:  # pragma: no cover - missing rows disagree
+            raise RuntimeError("internal error: missing rows not identified; please report it")
+        self.path = "counts"
+        self._evaluate = evaluate
+        self._own = own
+
     # -- restriction to the rows that are resampled --
 
     def restrict(self, keep: np.ndarray) -> None:
@@ -618,6 +654,11 @@ class _Side:
         elif self.path == "agreement":
             self._cells_k = np.ascontiguousarray(self._cells[sel])
             self._w_k = np.ascontiguousarray(self._w[sel])
+        elif self.path == "counts":
+            # positions of the resampled rows among the rows the evaluator was prepared on
+            self._pos = np.flatnonzero(keep[self._own])
+            self._n_own = self._own.size
+            self._w_kept = None if self.weight is None else self.weight[sel]
         if self.masked:
             self.estimate = self._generic_value(np.ones(self.m), warn=True)
 
@@ -637,11 +678,24 @@ class _Side:
             return np.asarray(
                 self._evaluator(counts.reshape(-1, self._k, self._k)), dtype=np.float64
             )
+        value = self._counts_value if self.path == "counts" else self._generic_value
         out = np.empty(idx.shape[0])
         for b in range(idx.shape[0]):
             counts = np.bincount(idx[b], minlength=self.m).astype(np.float64)
-            out[b] = self._generic_value(counts)
+            out[b] = value(counts)
         return out
+
+    def _counts_value(self, counts: np.ndarray) -> float:
+        """The metric with ``sample_weight = w * c`` from the prepared evaluator."""
+        kept = counts if self._w_kept is None else self._w_kept * counts
+        if not np.nansum(kept) > 0:
+            return math.nan  # nothing of positive weight was drawn
+        c = counts
+        if self._pos.size != self._n_own:
+            c = np.zeros(self._n_own)
+            c[self._pos] = counts
+        with _quiet():
+            return float(self._evaluate(c))
 
     def _generic_value(self, counts: np.ndarray, warn: bool = False) -> float:
         """The metric with ``sample_weight = w * c`` (c: counts of the kept rows)."""
@@ -699,11 +753,12 @@ class _Side:
 
     def jackknife_groups(self, groups: list[np.ndarray]) -> np.ndarray:
         """The metric with each group of kept rows left out in turn."""
+        value = self._counts_value if self.path == "counts" else self._generic_value
         out = np.empty(len(groups))
         for g, group in enumerate(groups):
             counts = np.ones(self.m)
             counts[group] = 0.0
-            out[g] = self._generic_value(counts)
+            out[g] = value(counts)
         return out
 
 
@@ -926,8 +981,10 @@ def bootstrap(
     **Evaluation.** For scoring rules the per-sample scores s are computed once and a
     resample is ``sum(c w s) / sum(c w)``; for agreement metrics the confusion counts of many
     resamples are accumulated at once and the metric's batched evaluator maps them to values;
-    every other metric is called once per resample. The three give the same values (up to
-    the rounding of sums).
+    ranking metrics and uniformly binned ECEs are validated, encoded, sorted or binned once and
+    each resample only walks the fixed order or adds up the weights per bin (the same values
+    as a metric call; bit for bit with integer weights); every other metric is called once
+    per resample. All give the same values (up to the rounding of sums).
 
     **Percentile interval.** The alpha/2 and 1 - alpha/2 quantiles of the non-NaN resampled
     values, alpha = 1 - ``confidence_level``, with NumPy's default ("linear", type 7)
