@@ -149,6 +149,24 @@ def _expected_grade(P):
     return out
 
 
+@njit(inline="always", cache=True, nogil=True)
+def _fenwick_sum(tree, i):
+    """Sum of the Fenwick tree's entries 1..i (the weight passed in classes 0..i-1)."""
+    total = 0.0
+    while i > 0:
+        total += tree[i]
+        i -= i & (-i)
+    return total
+
+
+@njit(inline="always", cache=True, nogil=True)
+def _fenwick_add(tree, i, value):
+    """Add ``value`` at position i (class i - 1) of the Fenwick tree."""
+    while i < tree.size:
+        tree[i] += value
+        i += i & (-i)
+
+
 @njit(cache=True, nogil=True)
 def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, want_ranks):
     """Walk the rows, sorted by score ``s``, tie group by tie group.
@@ -181,26 +199,15 @@ def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, wa
                 gd += wr * d_class[y[b]]
             if want_pairs and wr != 0.0:
                 c = y[b]
-                below = 0.0  # weight passed in classes 0..c-1
-                i = c
-                while i > 0:
-                    below += tree[i]
-                    i -= i & (-i)
-                upto = 0.0  # weight passed in classes 0..c
-                i = c + 1
-                while i > 0:
-                    upto += tree[i]
-                    i -= i & (-i)
+                below = _fenwick_sum(tree, c)  # weight passed in classes 0..c-1
+                upto = _fenwick_sum(tree, c + 1)  # weight passed in classes 0..c
                 S += wr * (below - (before - upto))
             b += 1
         if want_pairs:
             for r in range(a, b):
                 wr = w[r] if weighted else 1.0
                 if wr != 0.0:
-                    i = y[r] + 1
-                    while i <= n_classes:
-                        tree[i] += wr
-                        i += i & (-i)
+                    _fenwick_add(tree, y[r] + 1, wr)
         if gw > 0.0:
             groups += 1
             n_s += gw * before
@@ -257,26 +264,15 @@ def _counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_
                 gd += wr * d_class[y[b]]
             if want_pairs:
                 c = y[b]
-                below = 0.0
-                i = c
-                while i > 0:
-                    below += tree[i]
-                    i -= i & (-i)
-                upto = 0.0
-                i = c + 1
-                while i > 0:
-                    upto += tree[i]
-                    i -= i & (-i)
+                below = _fenwick_sum(tree, c)  # weight passed in classes 0..c-1
+                upto = _fenwick_sum(tree, c + 1)  # weight passed in classes 0..c
                 S += wr * (below - (before - upto))
             b += 1
         if want_pairs:
             for r in range(a, b):
                 wr = w[order[r]]
                 if wr > 0.0:
-                    i = y[r] + 1
-                    while i <= n_classes:
-                        tree[i] += wr
-                        i += i & (-i)
+                    _fenwick_add(tree, y[r] + 1, wr)
         if gw > 0.0:
             groups += 1
             n_s += gw * before
