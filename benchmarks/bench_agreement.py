@@ -23,8 +23,8 @@ import _common as common
 import numpy as np
 from _common import ms
 
-from ordmetrics import agreement
-from ordmetrics.decisions import decide
+from ordmetrics.metrics import agreement
+from ordmetrics.metrics.decisions import decide
 
 GOAL_SPEEDUP = 10.0  # ordmetrics.qwk at least this many times faster than scikit-learn
 PACKAGES = (("numpy", "numpy"), ("ordmetrics", "ordmetrics"), ("scikit-learn", "sklearn"))

@@ -2,8 +2,8 @@
 
 Times the six scoring rules (``reduction="mean"``) on N Dirichlet rows of K classes (default
 N = 10^6, K = 5) three ways: NumPy arrays (the compiled kernels), PyTorch CPU tensors in
-float64 and in float32 (the array-API path of ``ordmetrics._xp``), and the same on a CUDA
-device when PyTorch sees one. Then ``qwk`` and ``confusion_matrix`` on hard labels. Every
+float64 and in float32 (the array-API path of ``ordmetrics._core.array_api``), and the same
+on a CUDA device when PyTorch sees one. Then ``qwk`` and ``confusion_matrix`` on hard labels. Every
 tensor result is first checked against the NumPy value (rtol 1e-9 in float64, 1e-5 in float32).
 Each timed call includes the validation and the conversion of the 0-d result to a float (so
 device work is finished when the clock stops).
@@ -22,7 +22,7 @@ import numpy as np
 from _common import ms
 
 import ordmetrics
-from ordmetrics import agreement
+from ordmetrics.metrics import agreement
 
 RULES = ("rps", "sa_rps", "brier", "log_loss", "pbs", "pll")
 PACKAGES = (

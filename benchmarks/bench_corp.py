@@ -24,7 +24,7 @@ import _common as common
 import numpy as np
 
 import ordmetrics as om
-from ordmetrics.corp import corp_decomposition, corp_reliability
+from ordmetrics.metrics.corp import corp_decomposition, corp_reliability
 
 PACKAGES = (("numpy", "numpy"), ("numba", "numba"), ("scikit-learn", "sklearn"))
 

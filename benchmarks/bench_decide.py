@@ -18,7 +18,7 @@ import _common as common
 import numpy as np
 from _common import ReadPass, ms
 
-from ordmetrics.decisions import decide
+from ordmetrics.metrics.decisions import decide
 
 GOAL_READ = 3.0  # every rule within this multiple of one read pass (at K = 5)
 READ_RUNS_PER_ROUND = 3  # read passes timed before each round of calls

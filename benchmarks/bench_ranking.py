@@ -23,7 +23,7 @@ import _common as common
 import numpy as np
 from _common import Peer, Peers, ms
 
-from ordmetrics.ranking import c_index, kendall_tau, spearman
+from ordmetrics.metrics.ranking import c_index, kendall_tau, spearman
 
 METRICS: dict[str, Callable[..., float]] = {
     "c_index": c_index,

@@ -21,8 +21,8 @@ from sklearn.metrics import (
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 import ordmetrics
-from ordmetrics import agreement as A
-from ordmetrics._warnings import UndefinedMetricWarning
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.metrics import agreement as A
 
 METRICS = ["kappa", "qwk", "expected_cost", "mae", "amae", "mmae", "accuracy"]
 METRICS += ["within_k_accuracy", "macro_f1", "macro_precision", "macro_recall"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics.agreement import AGREEMENT_METRICS, counts_evaluator
+from ordmetrics.metrics.agreement import AGREEMENT_METRICS, counts_evaluator
 
 OPTIONS = {
     "kappa": [{}, {"weights": "linear"}, {"weights": "quadratic"}],

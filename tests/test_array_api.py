@@ -23,9 +23,9 @@ import pytest
 pytest.importorskip("array_api_compat")
 
 import ordmetrics
-from ordmetrics import _xp
-from ordmetrics import agreement as A
-from ordmetrics._warnings import UndefinedMetricWarning
+from ordmetrics._core import array_api as _xp
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.metrics import agreement as A
 
 RULES = ("rps", "sa_rps", "brier", "log_loss", "pbs", "pll")
 N, K = 40, 4
@@ -632,8 +632,8 @@ def no_host_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, tu
         (np, "asarray"),
         (np, "array"),
         (np, "ascontiguousarray"),
-        (ordmetrics._kernels, "score_rows"),
-        (ordmetrics.scoring, "find_problems"),
+        (ordmetrics._core.kernels, "score_rows"),
+        (ordmetrics.metrics.scoring, "find_problems"),
         (_xp, "find_problems"),
         (A, "_prepare"),
         (A, "_counts"),
@@ -686,7 +686,7 @@ def test_valid_agreement_input_sends_only_the_table(
 
 def test_numpy_input_never_reaches_the_device_path(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("NumPy input was routed to ordmetrics._xp")
+        raise AssertionError("NumPy input was routed to ordmetrics._core.array_api")
 
     for name in ("evaluate", "agreement_scalar", "confusion_matrix", "_compat"):
         monkeypatch.setattr(_xp, name, fail)

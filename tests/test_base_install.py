@@ -1,10 +1,11 @@
 """A base install (no pandas, polars or pyarrow): the standard-library CSV reader of
-``ordmetrics._csv`` and the metric table computed without a data-frame library.
+``ordmetrics.io.delimited`` and the metric table computed without a data-frame library.
 
 The reader's columns are checked against pandas' reading of the same files, and the metric
-table of a :class:`~ordmetrics._csv.ColumnTable` against :func:`ordmetrics.report.metric_table`
-of a pandas frame (the independent computation through a data frame). The command line is run
-in a subprocess in which pandas, polars, pyarrow (and matplotlib) cannot be imported
+table of a :class:`~ordmetrics.io.delimited.ColumnTable` against
+:func:`ordmetrics.report.html.metric_table` of a pandas frame (the independent computation
+through a data frame). The command line is run in a subprocess in which pandas, polars,
+pyarrow (and matplotlib) cannot be imported
 (``sys.modules[name] = None``), as on ``pip install ordmetrics`` without extras. A real
 virtual environment with the base install only is built by ``make base-install-check``.
 """
@@ -22,12 +23,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ordmetrics import _csv, _io
-from ordmetrics._csv import ColumnTable, metric_table, read_csv
 from ordmetrics.datasets import example_path
+from ordmetrics.io import delimited as _csv
+from ordmetrics.io import readers as _io
+from ordmetrics.io.delimited import ColumnTable, metric_table, read_csv
 
 pd = pytest.importorskip("pandas")
-report = pytest.importorskip("ordmetrics.report")
+report = pytest.importorskip("ordmetrics.report.html")
 
 #: pandas' correctly rounded reading of decimals (the default from pandas 3 on)
 ROUND_TRIP = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
@@ -40,7 +42,7 @@ BLOCKED = """
 import sys
 for name in ("pandas", "polars", "pyarrow", "matplotlib"):
     sys.modules[name] = None
-from ordmetrics.cli import main
+from ordmetrics.report.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -878,7 +878,7 @@ def test_counts_path_undefined_resamples_are_nan():
 
 
 def test_counts_evaluators_directly():
-    from ordmetrics import calibration, ranking
+    from ordmetrics.metrics import calibration, ranking
 
     y, P, _, w = make(50, 3, seed=25)
     c = np.random.default_rng(1).integers(0, 3, size=50).astype(float)

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import ordmetrics
 from conftest import make_data
-from ordmetrics._registry import MetricSpec
-from ordmetrics._warnings import UndefinedMetricWarning
-from ordmetrics.calibration import (
+from ordmetrics._core.registry import MetricSpec
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.metrics.calibration import (
     ReliabilityDiagram,
     ScoreDecomposition,
     brier_decomposition,

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ordmetrics._warnings import UndefinedMetricWarning
+from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.evaluation.checkpoints import (
     EpochSelection,
     select_epoch,

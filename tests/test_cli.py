@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics import _io
-from ordmetrics._progress import progress
-from ordmetrics.cli import main
+from ordmetrics._core.progress import progress
+from ordmetrics.io import readers as _io
+from ordmetrics.report.cli import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DATA = GOLDEN / "predictions.csv"
@@ -150,7 +150,7 @@ def test_parquet_and_gzip_give_the_same_result_as_csv(tmp_path, capsys):
 
 @pytest.mark.parametrize("backend", ["pandas", "polars"])
 def test_every_csv_reader_gives_the_same_table(backend):
-    from ordmetrics.report import metric_table
+    from ordmetrics.report.html import metric_table
 
     opts = {"truth": "cut", "proba": PROBA, "labels": list(LABELS), "by": "fold"}
     want = metric_table(_io.read_table(DATA), sample_weight="weight", **opts)
@@ -468,12 +468,12 @@ def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path):
 
 
 def test_a_bug_is_not_swallowed(monkeypatch):
-    import ordmetrics.report
+    import ordmetrics.report.html
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(ordmetrics.report, "metric_table", broken)
+    monkeypatch.setattr(ordmetrics.report.html, "metric_table", broken)
     with pytest.raises(RuntimeError, match="boom"):
         main(evaluate_args())
 
@@ -744,9 +744,9 @@ def test_json_and_csv_keep_infinity_apart_from_nan(tmp_path, capsys):
 def test_format_helpers_write_minus_infinity():
     rec = {"metric": "m", "estimate": -math.inf, "direction": "maximize", "low": math.nan}
     rec["high"] = math.inf
-    out = json.loads(ordmetrics.cli.format_json([rec], []))[0]
+    out = json.loads(ordmetrics.report.cli.format_json([rec], []))[0]
     assert (out["estimate"], out["low"], out["high"]) == ("-inf", None, "inf")
-    assert ordmetrics.cli.format_csv([rec], []).splitlines()[1] == "m,-inf,maximize,nan,inf"
+    assert ordmetrics.report.cli.format_csv([rec], []).splitlines()[1] == "m,-inf,maximize,nan,inf"
 
 
 def _rounded(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
@@ -851,7 +851,7 @@ def test_boolean_truth_with_false_true_labels(tmp_path, capsys):
 
 def test_unwritable_out_is_checked_before_the_work(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")
-    from ordmetrics import report
+    from ordmetrics.report import html as report
 
     def never(*args, **kwargs):  # pragma: no cover - must not be reached
         raise AssertionError("the report was computed before --out was checked")
@@ -876,10 +876,10 @@ def test_unwritable_out_is_checked_before_the_work(tmp_path, capsys, monkeypatch
 def test_existing_out_is_left_as_it_is_by_the_check(tmp_path):
     out = tmp_path / "r.html"
     out.write_text("old")
-    assert ordmetrics.cli._check_out(str(out)) == out
+    assert ordmetrics.report.cli._check_out(str(out)) == out
     assert out.read_text() == "old"
     new = tmp_path / "new.html"
-    ordmetrics.cli._check_out(str(new))
+    ordmetrics.report.cli._check_out(str(new))
     assert not new.exists()
 
 
@@ -914,7 +914,7 @@ def test_messages_name_the_options(extra, pattern, capsys):
 
 
 def test_core_argument_names_are_worded_as_options():
-    msg = ordmetrics.cli.error_message(
+    msg = ordmetrics.report.cli.error_message(
         ValueError("n_resamples must be at most 10; random_state must be None; confidence_level")
     )
     assert msg == "--bootstrap must be at most 10; --seed must be None; --confidence"
@@ -931,7 +931,7 @@ def test_two_megabyte_field_is_read(tmp_path, capsys):
 
 
 def test_huge_bootstrap_is_rejected_before_reading(capsys, monkeypatch):
-    from ordmetrics import cli
+    from ordmetrics.report import cli
 
     def never(*args, **kwargs):  # pragma: no cover - must not be reached
         raise AssertionError("the file was read before --bootstrap was checked")

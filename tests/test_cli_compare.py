@@ -24,9 +24,11 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics import _jit, _progress, cli
-from ordmetrics.cli import main
+from ordmetrics._core import jit as _jit
+from ordmetrics._core import progress as _progress
 from ordmetrics.datasets import CUT_LABELS, example_path, load_diamonds_cut
+from ordmetrics.report import cli
+from ordmetrics.report.cli import main
 
 LABELS = list(CUT_LABELS)
 LABEL_ARG = ",".join(LABELS)
@@ -631,7 +633,7 @@ def test_a_file_piped_into_a_subprocess(small):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     with small.open("rb") as fh:
         piped = subprocess.run(
-            [sys.executable, "-m", "ordmetrics.cli", "compare", "-", *args],
+            [sys.executable, "-m", "ordmetrics.report.cli", "compare", "-", *args],
             stdin=fh,
             capture_output=True,
             env=env,
@@ -641,7 +643,7 @@ def test_a_file_piped_into_a_subprocess(small):
     assert piped.returncode == 0, piped.stderr
     assert piped.stderr == b""  # no bar, no notice: stderr is not a terminal
     direct = subprocess.run(
-        [sys.executable, "-m", "ordmetrics.cli", "compare", str(small), *args],
+        [sys.executable, "-m", "ordmetrics.report.cli", "compare", str(small), *args],
         capture_output=True,
         env=env,
         timeout=300,
@@ -726,12 +728,12 @@ def test_compile_notice_once_and_on_a_terminal_only(monkeypatch):
     monkeypatch.setattr(cli, "_NOTICED", [])
     pipe = io.StringIO()
     monkeypatch.setattr(sys, "stderr", pipe)
-    cli._compile_notice("ordmetrics._kernels.k")
+    cli._compile_notice("ordmetrics._core.kernels.k")
     assert pipe.getvalue() == ""
     tty = _Terminal()
     monkeypatch.setattr(sys, "stderr", tty)
-    cli._compile_notice("ordmetrics._kernels.k")
-    cli._compile_notice("ordmetrics._kernels.j")
+    cli._compile_notice("ordmetrics._core.kernels.k")
+    cli._compile_notice("ordmetrics._core.kernels.j")
     assert tty.getvalue() == cli.COMPILE_NOTICE + "\n"
 
 
@@ -772,7 +774,7 @@ def test_compile_notice_in_a_fresh_process_on_a_terminal(tmp_path):
             [
                 sys.executable,
                 "-m",
-                "ordmetrics.cli",
+                "ordmetrics.report.cli",
                 "evaluate",
                 str(GOLDEN),
                 "--truth",
@@ -817,7 +819,7 @@ def test_compile_notice_in_a_fresh_process_on_a_terminal(tmp_path):
 @pytest.mark.parametrize("backend", ["pandas", "polars"])
 def test_every_csv_reader_gives_the_same_comparison(backend, tmp_path, monkeypatch, capsys):
     pytest.importorskip(backend)
-    from ordmetrics import _io
+    from ordmetrics.io import readers as _io
 
     path = _with_gaps(tmp_path)
     args = base(path, "--metrics", "rps,qwk,ece", "--bootstrap", "30", "--nan-policy", "omit")
@@ -837,7 +839,7 @@ BLOCKED = """
 import sys
 for name in ("pandas", "polars", "pyarrow", "matplotlib"):
     sys.modules[name] = None
-from ordmetrics.cli import main
+from ordmetrics.report.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -925,7 +927,7 @@ def test_help_documents_compare_and_standard_input(capsys):
 
 def test_parquet_file_and_parquet_on_standard_input(small, tmp_path, monkeypatch, capsys):
     pq = pytest.importorskip("pyarrow.parquet")
-    from ordmetrics import _io
+    from ordmetrics.io import readers as _io
 
     path = tmp_path / "small.parquet"
     pq.write_table(_io.read_table(small), path)

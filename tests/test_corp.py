@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import ordmetrics as om
 from conftest import make_data
-from ordmetrics import _pav
-from ordmetrics.calibration import brier_decomposition
-from ordmetrics.corp import (
+from ordmetrics._core import pav as _pav
+from ordmetrics.metrics.calibration import brier_decomposition
+from ordmetrics.metrics.corp import (
     BAND_POINTS,
     CorpDecomposition,
     CorpReliability,

@@ -24,6 +24,7 @@ pd = pytest.importorskip("pandas")
 import dask  # noqa: E402  (only once dask.dataframe is known to import)
 
 import ordmetrics.dask as odask  # noqa: E402
+from ordmetrics.integrations import dask as odask_impl  # noqa: E402
 
 K = 5
 LABELS = ["none", "mild", "moderate", "severe", "critical"]
@@ -278,9 +279,11 @@ def test_tasks_send_plain_state_dicts(pdf):
         "state": Evaluator(labels=LABELS, nan_policy="omit").state_dict(),
     }
     part = pdf.iloc[:3000]
-    states = odask._partition_state(part, 0, spec)
+    states = odask_impl._partition_state(part, 0, spec)
     assert _is_plain(states)
-    merged = odask._combine(spec, states, odask._partition_state(pdf.iloc[3000:6000], 1, spec))
+    merged = odask_impl._combine(
+        spec, states, odask_impl._partition_state(pdf.iloc[3000:6000], 1, spec)
+    )
     assert _is_plain(merged)
     pickle.loads(pickle.dumps(merged))  # plain pickle, not cloudpickle
 

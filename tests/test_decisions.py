@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ordmetrics.decisions import decide, decision_tolerance
+from ordmetrics.metrics.decisions import decide, decision_tolerance
 
 RULES = ["argmax", "median", "expected", "min_cost"]
 

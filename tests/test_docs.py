@@ -6,18 +6,18 @@ import re
 import pytest
 
 import ordmetrics
-from ordmetrics._docs import PARAMS, fill_doc
+from ordmetrics._core.docs import PARAMS, fill_doc
 
-#: The modules whose docstrings are filled from ordmetrics._docs.
+#: The modules whose docstrings are filled from ordmetrics._core.docs.
 FILLED = (
-    "ordmetrics.agreement",
-    "ordmetrics.calibration",
-    "ordmetrics.decisions",
+    "ordmetrics.metrics.agreement",
+    "ordmetrics.metrics.calibration",
+    "ordmetrics.metrics.decisions",
     "ordmetrics.evaluation.resampling",
     "ordmetrics.evaluation.retention",
     "ordmetrics.evaluation.worst",
-    "ordmetrics.ranking",
-    "ordmetrics.scoring",
+    "ordmetrics.metrics.ranking",
+    "ordmetrics.metrics.scoring",
 )
 
 

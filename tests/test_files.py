@@ -259,7 +259,7 @@ def test_progress_bar_draws_only_on_a_terminal(big, monkeypatch, capsys):
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    import ordmetrics._progress as bar
+    import ordmetrics._core.progress as bar
 
     real = bar.progress
     monkeypatch.setattr(bar, "progress", lambda total, label: real(total, label, delay=0.0))

@@ -17,7 +17,7 @@ import pytest
 
 import ordmetrics as om
 from ordmetrics.datasets import CUT_LABELS, load_diamonds_cut, load_diamonds_cut_frame
-from ordmetrics.frame import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
+from ordmetrics.io.frames import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
 
 K = 4
 N = 240
@@ -697,7 +697,7 @@ def _two_class_columns(seed: int = 3) -> dict[str, np.ndarray]:
 
 @pytest.mark.parametrize("n_classes", [2, K])
 def test_estimator_column_of_every_registered_metric(n_classes: int) -> None:
-    from ordmetrics._registry import BINARY_ESTIMATORS, ESTIMATORS
+    from ordmetrics._core.registry import BINARY_ESTIMATORS, ESTIMATORS
 
     assert set(FRAME_METRICS) == set(om.list_metrics())  # no registered metric is left out
     cols = _two_class_columns() if n_classes == 2 else COLS
@@ -749,7 +749,7 @@ def test_estimator_column_in_polars_and_pyarrow() -> None:
 
 
 def test_register_checks_the_estimator() -> None:
-    from ordmetrics._registry import register
+    from ordmetrics._core.registry import register
 
     with pytest.raises(ValueError, match="estimator of 'tmp_metric' must be one of multiclass"):
         register(om.rps, name="tmp_metric", direction="minimize", range=(0, 1), kind="x",
@@ -930,7 +930,7 @@ def test_every_group_key_missing_under_omit_gives_an_empty_table() -> None:
 
 
 def test_group_key_rows_messages_and_masks() -> None:
-    from ordmetrics.frame import group_key_rows
+    from ordmetrics.io.frames import group_key_rows
 
     miss = [np.zeros(4, bool), np.array([False, False, True, False])]
     with pytest.raises(ValueError, match=r"by column 'b' is missing .* in row 12 of f\.csv "):
@@ -946,7 +946,7 @@ def test_group_key_rows_messages_and_masks() -> None:
 
 
 def test_csv_metric_table_matches_columns_named_after_labels() -> None:
-    from ordmetrics._csv import ColumnTable, metric_table
+    from ordmetrics.io.delimited import ColumnTable, metric_table
 
     df, y, Pm = _severity("pandas")
     table = ColumnTable({c: np.asarray(df[c]) for c in df.columns})
@@ -959,8 +959,8 @@ def test_csv_metric_table_matches_columns_named_after_labels() -> None:
 
 @pytest.mark.filterwarnings("ignore::ordmetrics.UndefinedMetricWarning")  # one-row groups
 def test_csv_metric_table_missing_group_keys_follow_nan_policy() -> None:
-    from ordmetrics._csv import ColumnTable, metric_table
-    from ordmetrics.report import metric_table as frame_table
+    from ordmetrics.io.delimited import ColumnTable, metric_table
+    from ordmetrics.report.html import metric_table as frame_table
 
     cols = _cols_with_missing_keys()
     cols = {c: cols[c] for c in ["y", "site", "fold", *PROBA]}
@@ -1017,7 +1017,7 @@ def test_evaluate_file_missing_group_keys_follow_nan_policy(tmp_path) -> None:
 def test_cli_several_by_columns_and_a_missing_key(tmp_path, capsys) -> None:
     import json
 
-    from ordmetrics.cli import main
+    from ordmetrics.report.cli import main
 
     cols = _cols_with_missing_keys()
     cols = {c: cols[c] for c in ["y", "site", "fold", *PROBA]}
@@ -1039,8 +1039,8 @@ def test_cli_several_by_columns_and_a_missing_key(tmp_path, capsys) -> None:
 
 
 def test_list_command_and_metric_index_show_the_estimator(capsys) -> None:
-    from ordmetrics._index import metric_index
-    from ordmetrics.cli import main
+    from ordmetrics._core.index import metric_index
+    from ordmetrics.report.cli import main
 
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()

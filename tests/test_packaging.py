@@ -16,7 +16,7 @@ import pytest
 
 import ordmetrics
 from ordmetrics._version import __version__
-from ordmetrics.cli import main
+from ordmetrics.report.cli import main
 
 try:
     import tomllib

@@ -58,7 +58,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ordmetrics
-from ordmetrics._registry import PROPERTY_NAMES
+from ordmetrics._core.registry import PROPERTY_NAMES
 
 RULES = ordmetrics.list_metrics("scoring_rule")
 #: Alphas of the pseudospherical score checked beside the registered spherical score.

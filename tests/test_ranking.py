@@ -21,8 +21,8 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import ordmetrics
-from ordmetrics._warnings import UndefinedMetricWarning
-from ordmetrics.ranking import c_index, kendall_tau, spearman
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.metrics.ranking import c_index, kendall_tau, spearman
 
 METRICS = {"c_index": c_index, "spearman": spearman, "kendall_tau": kendall_tau}
 RTOL = 1e-10

@@ -8,7 +8,8 @@ must give the numbers of the metric functions called on the arrays in memory:
   --bootstrap``, ``ordmetrics report`` (its "Rows" count and metric table; on the 53,940 rows
   of one model, past the head and block sizes of the whole-file readers);
 * :func:`ordmetrics.evaluate_file` (batches);
-* :func:`ordmetrics._io.read_table` and the frame reader (:func:`ordmetrics.frame.read_frame`,
+* :func:`ordmetrics.io.readers.read_table` and the frame reader
+  (:func:`ordmetrics.io.frames.read_frame`,
   :func:`ordmetrics.evaluate` on the table read).
 
 A Parquet file used to be cut to its first batch of 10,000 rows by every path that reads it
@@ -29,10 +30,13 @@ import numpy as np
 import pytest
 
 import ordmetrics as om
-from ordmetrics import _io, files
-from ordmetrics.cli import main
+from ordmetrics import files
 from ordmetrics.datasets import CUT_LABELS, MODELS, load_diamonds_cut
-from ordmetrics.frame import DEFAULT_METRICS, read_frame
+from ordmetrics.io import files as files_impl
+from ordmetrics.io import readers as _io
+from ordmetrics.io.frames import DEFAULT_METRICS, read_frame
+from ordmetrics.report import html as report_html
+from ordmetrics.report.cli import main
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -146,7 +150,7 @@ def test_files_exceed_every_internal_size(data, paths) -> None:
     assert n > max(_io.HEAD_ROWS, batch, ROW_GROUP)
     assert n % batch and n % ROW_GROUP  # a last, partial batch and row group
     text = gzip.decompress(paths["csv.gz"].read_bytes())
-    sizes = (_io.HEAD_BYTES, _io._SNIFF, _io._CSV_BLOCK, files._CSV_BLOCK, 1 << 18)
+    sizes = (_io.HEAD_BYTES, _io._SNIFF, _io._CSV_BLOCK, files_impl._CSV_BLOCK, 1 << 18)
     assert len(text) > 2 * max(sizes)
     assert paths["csv.gz"].stat().st_size > _io._SNIFF
     assert pq.ParquetFile(paths["parquet"]).metadata.num_row_groups == -(-n // ROW_GROUP)
@@ -245,7 +249,7 @@ def test_cli_evaluate_bootstrap_on_large_files(capsys, paths, reference) -> None
     table = _io.read_table(paths["csv"])
     for c in PROBA:
         df[c] = table.column(c).to_numpy()
-    mem = om.report.metric_table(
+    mem = report_html.metric_table(
         df,
         truth="cut",
         proba="p_",

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics._registry import K_PROPERTY_NAMES, PROPERTY_NAMES, MetricSpec, Variant, register
+from ordmetrics._core.registry import (
+    K_PROPERTY_NAMES,
+    PROPERTY_NAMES,
+    MetricSpec,
+    Variant,
+    register,
+)
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RULES = ordmetrics.list_metrics("scoring_rule")

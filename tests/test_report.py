@@ -1,4 +1,4 @@
-"""The HTML report and the metric table with intervals (ordmetrics.report)."""
+"""The HTML report and the metric table with intervals (ordmetrics.report.html)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import ordmetrics
-from ordmetrics._io import MissingDependencyError
-from ordmetrics.cli import main
-from ordmetrics.report import build_report, metric_table, write_report
+from ordmetrics.io.readers import MissingDependencyError
+from ordmetrics.report.cli import main
+from ordmetrics.report.html import build_report, metric_table, write_report
 
 pytest.importorskip("matplotlib")
 pd = pytest.importorskip("pandas")
@@ -371,7 +371,7 @@ def test_several_models_table_is_each_models_metric_table(df2, page2):
 def test_several_models_differences_are_compare(df2):
     """Every paired difference is ordmetrics.compare of the model and the first, on the class
     names as they are (the report codes them as positions once: same numbers, exactly)."""
-    from ordmetrics.report import _differences, _read
+    from ordmetrics.report.html import _differences, _read
 
     ds = [(m, _read(df2, "cut", c, None, LABELS, "weight")) for m, c in MODELS.items()]
     metrics = ["rps", "c_index", "ece", ("qwk", {"decision": "median"}), "expected_cost"]
@@ -562,7 +562,7 @@ def test_layout_is_a_responsive_grid(which, request):
 def test_long_labels_are_wrapped(long_page):
     from matplotlib.figure import Figure
 
-    from ordmetrics.report import _class_ticks, _short
+    from ordmetrics.report.html import _class_ticks, _short
 
     assert _short("Moderately severe non-proliferative retinopathy", 14) == (
         "Moderately\nsevere non-\nproliferative…"
@@ -590,7 +590,7 @@ def test_legends_sit_below_the_axes():
     from matplotlib.figure import Figure
 
     from ordmetrics.plot import reliability_diagram
-    from ordmetrics.report import _legend_below
+    from ordmetrics.report.html import _legend_below
 
     y = ["a", "b", "c"] * 20
     rng = np.random.default_rng(0)
@@ -665,7 +665,7 @@ def test_report_renders_in_chromium(tmp_path, long_page, width):
 def test_several_models_with_a_missing_probability(df2):
     """nan_policy="omit": the figures leave out the rows incomplete in any model, and the
     differences are compare's on the rows complete in both."""
-    from ordmetrics.report import _differences, _read
+    from ordmetrics.report.html import _differences, _read
 
     holes = df2.copy()
     holes.loc[7, LOGIT[2]] = np.nan

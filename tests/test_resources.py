@@ -79,7 +79,7 @@ def test_calibration_functions_use_at_most_one_copy_of_the_probabilities(name, o
 
 def test_calibration_values_match_the_event_matrices():
     """The per-event computation gives what the (N, E) matrices of event_forecasts give."""
-    from ordmetrics import calibration as C
+    from ordmetrics.metrics import calibration as C
 
     y, P = proba(3_000, 7, seed=3)
     w = np.random.default_rng(4).uniform(0.1, 2.0, size=y.size)
@@ -158,7 +158,7 @@ def test_bootstrap_fills_its_distribution_chunk_by_chunk(monkeypatch):
 
 
 def test_cli_refuses_a_bootstrap_that_cannot_finish(tmp_path, capsys):
-    from ordmetrics.cli import main
+    from ordmetrics.report.cli import main
 
     y, P = proba(20, 3)
     path = tmp_path / "p.csv"
@@ -229,7 +229,7 @@ def test_library_code_never_touches_the_warning_filters(tmp_path):
     functions replaced by recorders (restored before anything else runs)."""
     import pandas as pd
 
-    from ordmetrics.report import metric_table
+    from ordmetrics.report.html import metric_table
 
     y, P = _degenerate()
     df = pd.DataFrame({"y": y, "p0": P[:, 0], "p1": P[:, 1]})
@@ -265,7 +265,7 @@ def test_library_code_never_touches_the_warning_filters(tmp_path):
 
 
 def test_quiet_and_collect_are_per_thread():
-    from ordmetrics import _warnings as W
+    from ordmetrics._core import warnings as W
 
     seen: list[str] = []
 
@@ -307,7 +307,7 @@ def test_help_and_list_do_not_import_numba(argv):
     result = _run(
         f"""
         import sys
-        from ordmetrics.cli import main
+        from ordmetrics.report.cli import main
         try:
             code = main({argv!r})
         except SystemExit as exc:
@@ -380,7 +380,7 @@ def test_kernels_compile_without_a_writable_cache_directory(tmp_path):
         print(repr(om.c_index(y, P)), repr(om.rps(y, P)))
         print(om.bootstrap("qwk", y, [0, 1, 2, 2, 0, 1], n_resamples=20, random_state=0).std)
         assert _jit.cache_disabled(), "expected kernels compiled without the cache"
-        from ordmetrics.cli import main
+        from ordmetrics.report.cli import main
         assert main(["list"]) == 0
         print("ok")
         """,
@@ -397,7 +397,7 @@ def test_kernels_compile_without_a_writable_cache_directory(tmp_path):
 
 
 def test_a_lazy_kernel_compiles_once_from_many_threads():
-    from ordmetrics._jit import njit
+    from ordmetrics._core.jit import njit
 
     @njit(cache=False, nogil=True)
     def double(x):

@@ -18,9 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordmetrics
-from ordmetrics._warnings import UndefinedMetricWarning
-from ordmetrics.agreement import AGREEMENT_METRICS
-from ordmetrics.decisions import decide
+from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.evaluation.retention import (
     DEFAULT_FRACTIONS,
     RetentionCurve,
@@ -29,6 +27,8 @@ from ordmetrics.evaluation.retention import (
     rank_best_first,
     retention_curve,
 )
+from ordmetrics.metrics.agreement import AGREEMENT_METRICS
+from ordmetrics.metrics.decisions import decide
 
 TOL = 1e-12
 

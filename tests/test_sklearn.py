@@ -36,7 +36,8 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 import ordmetrics
-from ordmetrics.sklearn import OrdinalScorer, _align_proba, get_scorer, get_scorer_names
+from ordmetrics.integrations.sklearn import _align_proba
+from ordmetrics.sklearn import OrdinalScorer, get_scorer, get_scorer_names
 
 WINE_CSV = Path(__file__).resolve().parents[2] / "shared" / "data" / "winequality.csv"
 KINDS = ("scoring_rule", "agreement", "ranking", "calibration")
@@ -133,7 +134,7 @@ def test_repr_shows_labels_and_options():
 
 
 def test_module_imports_the_real_scikit_learn():
-    from ordmetrics.sklearn import _require_sklearn
+    from ordmetrics.integrations.sklearn import _require_sklearn
 
     assert _require_sklearn() is sklearn
     assert hasattr(_require_sklearn(), "__version__")

@@ -27,8 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordmetrics as om
-from ordmetrics import _numerics
-from ordmetrics._warnings import UndefinedMetricWarning
+from ordmetrics._core import numerics as _numerics
+from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.stream import Evaluator
 
 METRICS = om.list_metrics()

@@ -342,7 +342,7 @@ def test_device_path_sum_is_in_the_callers_units() -> None:
 @pytest.mark.parametrize("normalize", ["true", "pred", "all"])
 def test_device_confusion_matrix_normalized_at_any_weight_scale(normalize: str) -> None:
     torch = pytest.importorskip("torch")
-    from ordmetrics.agreement import confusion_matrix
+    from ordmetrics.metrics.agreement import confusion_matrix
 
     y, P, w = _data(15)
     pred = P.argmax(axis=1)

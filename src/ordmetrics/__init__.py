@@ -21,45 +21,15 @@ memory, pyarrow), ``ordmetrics.dask`` (Dask data frames), ``ordmetrics.torch`` (
 ``ordmetrics.callbacks`` (Keras and Lightning).
 """
 
-from . import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
-from ._registry import MetricSpec, get_metric, list_metrics
-from ._version import __version__
-from ._warnings import UndefinedMetricWarning
-from ._xp import device_results
-from .agreement import (
-    accuracy,
-    amae,
-    confusion_matrix,
-    expected_cost,
-    kappa,
-    macro_f1,
-    macro_precision,
-    macro_recall,
-    mae,
-    mmae,
-    qwk,
-    within_k_accuracy,
+from ordmetrics._core.array_api import device_results
+from ordmetrics._core.registry import (
+    MetricSpec,
+    get_metric,
+    list_metrics,
 )
-from .calibration import (
-    ReliabilityDiagram,
-    ScoreDecomposition,
-    brier_decomposition,
-    classwise_ece,
-    cumulative_ece,
-    ece,
-    reliability,
-    rps_decomposition,
-    skill_score,
-)
-from .corp import (
-    CorpCurve,
-    CorpDecomposition,
-    CorpReliability,
-    corp_decomposition,
-    corp_reliability,
-)
-from .decisions import decide
-from .evaluation import (
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics._version import __version__
+from ordmetrics.evaluation import (
     BootstrapResult,
     ComparisonResult,
     EpochSelection,
@@ -73,10 +43,54 @@ from .evaluation import (
     trajectory_correlation,
     worst_predictions,
 )
-from .files import evaluate_file
-from .frame import DEFAULT_METRICS, MetricEntry, MetricSet, evaluate, metric_set
-from .ranking import c_index, kendall_tau, spearman
-from .scoring import (
+from ordmetrics.io.files import evaluate_file
+from ordmetrics.io.frames import (
+    DEFAULT_METRICS,
+    MetricEntry,
+    MetricSet,
+    evaluate,
+    metric_set,
+)
+from ordmetrics.metrics import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
+from ordmetrics.metrics.agreement import (
+    accuracy,
+    amae,
+    confusion_matrix,
+    expected_cost,
+    kappa,
+    macro_f1,
+    macro_precision,
+    macro_recall,
+    mae,
+    mmae,
+    qwk,
+    within_k_accuracy,
+)
+from ordmetrics.metrics.calibration import (
+    ReliabilityDiagram,
+    ScoreDecomposition,
+    brier_decomposition,
+    classwise_ece,
+    cumulative_ece,
+    ece,
+    reliability,
+    rps_decomposition,
+    skill_score,
+)
+from ordmetrics.metrics.corp import (
+    CorpCurve,
+    CorpDecomposition,
+    CorpReliability,
+    corp_decomposition,
+    corp_reliability,
+)
+from ordmetrics.metrics.decisions import decide
+from ordmetrics.metrics.ranking import (
+    c_index,
+    kendall_tau,
+    spearman,
+)
+from ordmetrics.metrics.scoring import (
     brier,
     cdf_l1,
     log_loss,

@@ -1,10 +1,27 @@
 """Evaluation methods of the source papers: retention curves and AURSC, bootstrap intervals,
 paired comparisons, worst predictions and checkpoint selection."""
 
-from .checkpoints import EpochSelection, select_epoch, trajectory_correlation
-from .resampling import BootstrapResult, ComparisonResult, bootstrap, compare
-from .retention import DEFAULT_FRACTIONS, RetentionCurve, aursc, retention_curve
-from .worst import WorstPredictions, worst_predictions
+from ordmetrics.evaluation.checkpoints import (
+    EpochSelection,
+    select_epoch,
+    trajectory_correlation,
+)
+from ordmetrics.evaluation.resampling import (
+    BootstrapResult,
+    ComparisonResult,
+    bootstrap,
+    compare,
+)
+from ordmetrics.evaluation.retention import (
+    DEFAULT_FRACTIONS,
+    RetentionCurve,
+    aursc,
+    retention_curve,
+)
+from ordmetrics.evaluation.worst import (
+    WorstPredictions,
+    worst_predictions,
+)
 
 __all__ = [
     "DEFAULT_FRACTIONS",

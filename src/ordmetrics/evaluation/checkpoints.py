@@ -33,8 +33,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validation import _type_name, check_real
-from .._warnings import warn_undefined
+from ordmetrics._core.validation import (
+    check_real,
+    type_name,
+)
+from ordmetrics._core.warnings import warn_undefined
 
 __all__ = ["EpochSelection", "select_epoch", "trajectory_correlation"]
 
@@ -100,7 +103,7 @@ def _as_trajectory(x: Any, name: str) -> np.ndarray:
     """``x`` as a 1-D float64 array of finite numbers, or a clear error naming ``name``."""
     expected = f"{name} must be a 1-D sequence of finite numbers, one per epoch"
     if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{expected}; got {_type_name(x)} {x!r}. Pass a list or array of values.")
+        raise TypeError(f"{expected}; got {type_name(x)} {x!r}. Pass a list or array of values.")
     if _is_series(x):
         if x.dtype == bool or str(x.dtype) == "boolean":
             arr = np.zeros(0, dtype=bool)  # reported as booleans below
@@ -114,11 +117,11 @@ def _as_trajectory(x: Any, name: str) -> np.ndarray:
             arr = np.asarray(x)
         except (TypeError, ValueError) as exc:
             raise TypeError(
-                f"{expected}; could not convert {_type_name(x)} to an array ({exc})."
+                f"{expected}; could not convert {type_name(x)} to an array ({exc})."
             ) from None
     if arr.ndim == 0 and arr.dtype == object:
         raise TypeError(
-            f"{expected}; got {_type_name(x)}, which is not an array of numbers. Pass a list "
+            f"{expected}; got {type_name(x)}, which is not an array of numbers. Pass a list "
             "or array (materialize iterators first, e.g. list(values))."
         )
     if arr.dtype.kind == "b":
@@ -171,7 +174,7 @@ def _check_patience(patience: Any) -> int | None:
     if isinstance(patience, (bool, np.bool_)) or not isinstance(patience, numbers.Integral):
         raise TypeError(
             "patience must be None (checkpointing over the whole run) or a positive int "
-            f"(number of epochs without improvement before stopping); got {_type_name(patience)} "
+            f"(number of epochs without improvement before stopping); got {type_name(patience)} "
             f"{patience!r}. Pass e.g. patience=10."
         )
     if patience < 1:

@@ -11,11 +11,12 @@ those values give the same numbers:
   drawn row indices;
 * agreement metrics (``qwk``, ``kappa``, ``expected_cost``, ...): the confusion counts of a
   whole chunk of resamples are accumulated in one compiled pass and the metric is evaluated on
-  all of them at once by the batched evaluator of :mod:`ordmetrics.agreement`;
+  all of them at once by the batched evaluator of :mod:`ordmetrics.metrics.agreement`;
 * ranking metrics (``c_index``, ``kendall_tau``, ``spearman``) and the ECEs with uniform bins
   (``ece``, ``classwise_ece``, ``cumulative_ece``): the inputs are validated and encoded once by the
-  metric's module (``counts_evaluator`` of :mod:`ordmetrics.ranking` and
-  :mod:`ordmetrics.calibration`, chosen by the registry kind), which sorts the scores or bins
+  metric's module (``counts_evaluator`` of :mod:`ordmetrics.metrics.ranking` and
+  :mod:`ordmetrics.metrics.calibration`, chosen by the registry kind), which sorts the scores or
+  bins
   the forecasts once; a resample then costs one walk of the fixed order or one set of weighted
   bin sums, with the same sums as the metric itself;
 * every other metric (quantile-binned ECEs, AURSC, any callable): one call of the metric per
@@ -40,23 +41,27 @@ from typing import Any
 
 import numpy as np
 
-from .. import agreement as _agreement
-from .._docs import fill_doc
-from .._jit import njit
-from .._numerics import scale_weights
-from .._registry import MetricSpec, get_metric, list_metrics
-from .._validation import (
-    NAN_POLICIES,
-    _is_pandas,
-    _is_polars,
-    _missing_of_frame_column,
-    _object_missing,
-    _type_name,
-    as_weights,
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.jit import njit
+from ordmetrics._core.numerics import scale_weights
+from ordmetrics._core.registry import (
+    MetricSpec,
+    get_metric,
+    list_metrics,
 )
-from .._warnings import UndefinedMetricWarning
-from .._warnings import quiet as _quiet
-from .._warnings import warn as _warn
+from ordmetrics._core.validation import (
+    NAN_POLICIES,
+    as_weights,
+    is_pandas,
+    is_polars,
+    missing_of_frame_column,
+    object_missing,
+    type_name,
+)
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics._core.warnings import quiet as _quiet
+from ordmetrics._core.warnings import warn as _warn
+from ordmetrics.metrics import agreement as _agreement
 
 __all__ = ["BootstrapResult", "ComparisonResult", "bootstrap", "compare"]
 
@@ -80,7 +85,10 @@ _NORMAL = NormalDist()
 
 #: Registry kinds whose module prepares a metric once for evaluations on resample counts
 #: (a function ``counts_evaluator(name, y_true, x, **options)`` in that module).
-_COUNTS_MODULES = {"ranking": "ordmetrics.ranking", "calibration": "ordmetrics.calibration"}
+_COUNTS_MODULES = {
+    "ranking": "ordmetrics.metrics.ranking",
+    "calibration": "ordmetrics.metrics.calibration",
+}
 
 # Options that bootstrap passes itself (per-sample scores) or that must be shared by both
 # sides of a comparison.
@@ -243,7 +251,7 @@ def _check_n_resamples(n_resamples: Any) -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
         raise TypeError(
             f"n_resamples must be an integer (the number of bootstrap resamples); got "
-            f"{_type_name(n_resamples)} {n_resamples!r}. Pass e.g. n_resamples=1000."
+            f"{type_name(n_resamples)} {n_resamples!r}. Pass e.g. n_resamples=1000."
         )
     n_resamples = int(n_resamples)
     if n_resamples < 2:
@@ -265,7 +273,7 @@ def _check_confidence_level(confidence_level: Any) -> float:
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise TypeError(
             f"confidence_level must be a number between 0 and 1; got "
-            f"{_type_name(confidence_level)} {confidence_level!r}. Pass e.g. 0.95."
+            f"{type_name(confidence_level)} {confidence_level!r}. Pass e.g. 0.95."
         )
     level = float(confidence_level)
     if not 0.0 < level < 1.0:
@@ -302,7 +310,7 @@ def _make_rng(random_state: Any) -> np.random.Generator:
         return np.random.default_rng(int(random_state))
     raise TypeError(
         f"random_state must be None, a non-negative integer seed or a numpy.random.Generator; "
-        f"got {_type_name(random_state)} {random_state!r}. Pass e.g. random_state=0 or "
+        f"got {type_name(random_state)} {random_state!r}. Pass e.g. random_state=0 or "
         "random_state=np.random.default_rng(0)."
     )
 
@@ -313,7 +321,7 @@ def _check_side_kwargs(kwargs: Any, name: str, shared: Mapping[str, Any]) -> dic
     if not isinstance(kwargs, Mapping):
         raise TypeError(
             f"{name} must be a dict of keyword arguments for one side of the comparison; got "
-            f"{_type_name(kwargs)} {kwargs!r}. Pass e.g. {name}={{'by': 'rps'}}."
+            f"{type_name(kwargs)} {kwargs!r}. Pass e.g. {name}={{'by': 'rps'}}."
         )
     out = dict(kwargs)
     bad = [k for k in out if not isinstance(k, str)]
@@ -380,11 +388,11 @@ def _resolve_metric(metric: Any) -> _Metric:
             spec = get_metric(name)
             if spec.func is metric:
                 return _Metric(name, metric, spec)
-        name = getattr(metric, "__name__", None) or _type_name(metric)
+        name = getattr(metric, "__name__", None) or type_name(metric)
         return _Metric(str(name), metric, None)
     raise TypeError(
         f"metric must be a registered metric name (e.g. 'qwk'), a MetricSpec or a callable "
-        f"f(y_true, x, sample_weight=..., **options); got {_type_name(metric)} {metric!r}."
+        f"f(y_true, x, sample_weight=..., **options); got {type_name(metric)} {metric!r}."
     )
 
 
@@ -436,7 +444,7 @@ def _scalar(value: Any, name: str) -> float:
         if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
             return float(value)
         raise TypeError(
-            f"metric {name!r} returned {_type_name(value)}, not one number; bootstrap needs a "
+            f"metric {name!r} returned {type_name(value)}, not one number; bootstrap needs a "
             "metric that returns a single number per call (for a scoring rule leave "
             "reduction at 'mean')."
         )
@@ -457,20 +465,20 @@ def _n_rows(y_true: Any) -> int:
 
 def _missing_rows(values: Any) -> np.ndarray | None:
     """Rows with a missing value (None, NaN, pandas NA, polars null) in a column or matrix."""
-    if _is_pandas(values, "DataFrame") or _is_polars(values, "DataFrame"):
+    if is_pandas(values, "DataFrame") or is_polars(values, "DataFrame"):
         if values.shape[1] == 1:
-            col = values.iloc[:, 0] if _is_pandas(values, "DataFrame") else values.to_series(0)
+            col = values.iloc[:, 0] if is_pandas(values, "DataFrame") else values.to_series(0)
             return _missing_rows(col)
         arr = np.asarray(values.to_numpy(), dtype=np.float64)
         return np.logical_or.reduce(np.isnan(arr), axis=1)
-    if _is_pandas(values, "Series", "Index") or _is_polars(values, "Series"):
-        return _missing_of_frame_column(values)
+    if is_pandas(values, "Series", "Index") or is_polars(values, "Series"):
+        return missing_of_frame_column(values)
     arr = np.asarray(values)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.dtype.kind == "O":
         if arr.ndim == 1:
-            return _object_missing(arr)
+            return object_missing(arr)
         arr = np.asarray(arr, dtype=np.float64)
     if arr.dtype.kind in "fc":
         nan = np.isnan(arr)
@@ -887,7 +895,7 @@ def _n_valid_stats(values: np.ndarray) -> tuple[float, float]:
 # Public functions
 # --------------------------------------------------------------------------------------------
 
-#: The options of both functions, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The options of both functions, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _OPTIONS = """\
     n_resamples : int, default 1000
         Number of bootstrap resamples (at least 2; 1000 or more for a 95% interval, 2000 or

@@ -9,7 +9,8 @@ number.
 
 The rows are sorted once; the confusion counts of every retained subset are cumulative sums of
 the per-row cell counts between consecutive cut points, and the metric is evaluated on all of
-them in one batched call of :func:`ordmetrics.agreement.counts_evaluator`: O(N log N + M K^2)
+them in one batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`:
+O(N log N + M K^2)
 for M fractions, never a recomputation per fraction.
 """
 
@@ -23,22 +24,36 @@ from typing import Any
 
 import numpy as np
 
-from .._docs import fill_doc
-from .._numerics import group_starts_sorted, rank_order, scale_weights
-from .._registry import MetricSpec, get_metric, list_metrics
-from .._validation import (
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.numerics import (
+    group_starts_sorted,
+    rank_order,
+    scale_weights,
+)
+from ordmetrics._core.registry import (
+    MetricSpec,
+    get_metric,
+    list_metrics,
+)
+from ordmetrics._core.validation import (
     Prepared,
-    _fmt_values,
-    _type_name,
     as_scores,
     check_lengths,
     check_option,
     encode_labels,
+    fmt_values,
     prepare_proba,
+    type_name,
 )
-from .._warnings import UndefinedMetricWarning
-from ..agreement import AGREEMENT_METRICS, counts_evaluator
-from ..decisions import RULES, decide
+from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.metrics.agreement import (
+    AGREEMENT_METRICS,
+    counts_evaluator,
+)
+from ordmetrics.metrics.decisions import (
+    RULES,
+    decide,
+)
 
 __all__ = ["DEFAULT_FRACTIONS", "RetentionCurve", "aursc", "retention_curve"]
 
@@ -128,7 +143,7 @@ class RetentionCurve:
 
 
 def prepare(y_true: Any, y_proba: Any, labels: Any, sample_weight: Any) -> Prepared:
-    """:func:`~ordmetrics._validation.prepare_proba` with ``nan_policy="raise"``."""
+    """:func:`~ordmetrics._core.validation.prepare_proba` with ``nan_policy="raise"``."""
     return prepare_proba(
         y_true,
         y_proba,
@@ -151,7 +166,7 @@ def _check_fractions(fractions: Any) -> np.ndarray:
         f = np.array(fractions, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(
-            f"fractions must be a 1-D sequence of numbers in (0, 1]; got {_type_name(fractions)} "
+            f"fractions must be a 1-D sequence of numbers in (0, 1]; got {type_name(fractions)} "
             "that could not be converted to float."
         ) from None
     if f.ndim != 1:
@@ -168,12 +183,12 @@ def _check_fractions(fractions: Any) -> np.ndarray:
     if bad.any():
         raise ValueError(
             f"fractions must lie in (0, 1] (the share of rows kept); got "
-            f"{_fmt_values(f[bad].tolist())}. A fraction of 0 keeps nothing."
+            f"{fmt_values(f[bad].tolist())}. A fraction of 0 keeps nothing."
         )
     if f.size > 1 and not (np.diff(f) < 0).all():
         raise ValueError(
             f"fractions must be strictly decreasing (most rows kept first); got "
-            f"{_fmt_values(f.tolist(), 8)}. Pass e.g. np.unique(fractions)[::-1]."
+            f"{fmt_values(f.tolist(), 8)}. Pass e.g. np.unique(fractions)[::-1]."
         )
     f.setflags(write=False)
     return f
@@ -183,7 +198,7 @@ def _check_n_random(n_random: Any) -> int:
     if isinstance(n_random, bool) or not isinstance(n_random, int | np.integer):
         raise TypeError(
             f"n_random must be a non-negative integer (random orderings of the Monte Carlo "
-            f"baseline); got {_type_name(n_random)} {n_random!r}."
+            f"baseline); got {type_name(n_random)} {n_random!r}."
         )
     if n_random < 0:
         raise ValueError(
@@ -201,7 +216,7 @@ def _metric_evaluator(
     if not isinstance(metric, str):
         raise TypeError(
             f"metric must be the name of an agreement metric ({allowed}); got "
-            f"{_type_name(metric)} {metric!r}."
+            f"{type_name(metric)} {metric!r}."
         )
     if metric not in AGREEMENT_METRICS:
         hint = (
@@ -220,7 +235,7 @@ def _metric_evaluator(
     else:
         raise TypeError(
             f"metric_kwargs must be a dict of options of {metric} (e.g. {{'costs': 'squared'}} "
-            f"for expected_cost), or None; got {_type_name(metric_kwargs)} {metric_kwargs!r}."
+            f"for expected_cost), or None; got {type_name(metric_kwargs)} {metric_kwargs!r}."
         )
     accepted = [
         p for p in inspect.signature(get_metric(metric).func).parameters if p not in _COMMON_PARAMS
@@ -229,7 +244,7 @@ def _metric_evaluator(
     if unknown:
         takes = f"takes {', '.join(accepted)}" if accepted else "takes no options"
         raise TypeError(
-            f"metric_kwargs has {_fmt_values(unknown)}, which {metric} does not accept; "
+            f"metric_kwargs has {fmt_values(unknown)}, which {metric} does not accept; "
             f"{metric} {takes}."
         )
     try:
@@ -287,7 +302,7 @@ def per_sample_scores(
             scores = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError(
-                f"by={name} must return one number per row; it returned {_type_name(out)} "
+                f"by={name} must return one number per row; it returned {type_name(out)} "
                 "that could not be converted to float."
             ) from None
         if scores.ndim != 1 or scores.size != n:
@@ -299,7 +314,7 @@ def per_sample_scores(
         nan = np.flatnonzero(np.isnan(scores))
         if nan.size:
             raise ValueError(
-                f"by={name} returned NaN for rows {_fmt_values(nan.tolist())}; every row needs "
+                f"by={name} returned NaN for rows {fmt_values(nan.tolist())}; every row needs "
                 "a score to be ranked."
             )
         return scores, name
@@ -308,7 +323,7 @@ def per_sample_scores(
     nan = np.flatnonzero(np.isnan(scores))
     if nan.size:
         raise ValueError(
-            f"by must hold finite per-row scores; got NaN in rows {_fmt_values(nan.tolist())}."
+            f"by must hold finite per-row scores; got NaN in rows {fmt_values(nan.tolist())}."
         )
     return scores, "custom"
 
@@ -322,7 +337,7 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
     if decision is None or np.ndim(decision) == 0:
         raise TypeError(
             f"decision must be one of {', '.join(repr(r) for r in RULES)} or an array of hard "
-            f"predictions (one class per row); got {_type_name(decision)} {decision!r}."
+            f"predictions (one class per row); got {type_name(decision)} {decision!r}."
         )
     enc = encode_labels(
         decision, labels=prep.labels, n_classes=k, name="decision", proba_name="y_proba"
@@ -331,7 +346,7 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
     if enc.missing is not None:
         rows = np.flatnonzero(enc.missing)
         raise ValueError(
-            f"decision is missing in rows {_fmt_values(rows.tolist())}; every row needs a "
+            f"decision is missing in rows {fmt_values(rows.tolist())}; every row needs a "
             "predicted class."
         )
     codes = enc.codes
@@ -340,8 +355,8 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
         rows = np.flatnonzero(bad)
         raise ValueError(
             f"decision must hold class indices 0..{k - 1} (y_proba has {k} columns); got "
-            f"{_fmt_values(sorted(set(codes[rows].tolist())))} in rows "
-            f"{_fmt_values(rows.tolist())}. Pass labels= if the classes have other names."
+            f"{fmt_values(sorted(set(codes[rows].tolist())))} in rows "
+            f"{fmt_values(rows.tolist())}. Pass labels= if the classes have other names."
         )
     return codes, "custom"
 
@@ -361,7 +376,7 @@ def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False
     """Rows ordered by score ascending, ties by position ascending (a stable argsort).
 
     ``computed``: the scores were computed by ordmetrics (a registered scoring rule), so
-    near-equal scores are ties by the rule of :mod:`ordmetrics._numerics` (sorted by their
+    near-equal scores are ties by the rule of :mod:`ordmetrics._core.numerics` (sorted by their
     tie group, then by position); otherwise scores are compared exactly.
 
     With ``0 < head < N`` only the *set* of the first ``head`` rows is guaranteed (in any
@@ -616,7 +631,7 @@ def _compute(
     w_exp = 0
     if w is not None and not _integer_units(w):
         # non-integer weights only matter through their ratios: scaled by an exact power of
-        # two (ordmetrics._numerics), their cumulative sums cannot overflow or underflow
+        # two (ordmetrics._core.numerics), their cumulative sums cannot overflow or underflow
         w, w_exp = scale_weights(w)
     cells = prep.y_true * k + yhat
     targets, integer, total = _targets(f, w, n)
@@ -677,7 +692,7 @@ def _compute(
     if undefined.any():
         warnings.warn(
             f"{metric} is undefined on the rows retained at fractions "
-            f"{_fmt_values(f[undefined].tolist())} (e.g. a single class throughout); those "
+            f"{fmt_values(f[undefined].tolist())} (e.g. a single class throughout); those "
             "values are NaN, and so is the area.",
             UndefinedMetricWarning,
             stacklevel=3,
@@ -697,7 +712,7 @@ def _compute(
     )
 
 
-#: The parameters of both functions, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The parameters of both functions, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true)s
     %(y_proba)s
@@ -713,7 +728,8 @@ _PARAMS_TEMPLATE = """\
     decision : {"argmax", "median", "expected", "min_cost"} or array-like of shape \
 (n_samples,), default "argmax"
         How each probability row becomes a class: a rule of
-        :func:`~ordmetrics.decisions.decide` (``"min_cost"`` with its default absolute costs;
+        :func:`~ordmetrics.metrics.decisions.decide` (``"min_cost"`` with its default absolute
+        costs;
         for another cost matrix pass ``decide(y_proba, "min_cost", costs=C)``), or the hard
         predictions themselves (class indices, or labels when ``labels`` is given).
     %(labels)s
@@ -728,7 +744,7 @@ _NOTES = r"""
     **Ranking.** Rows are ranked best first by score ascending, ties by original position
     ascending (a stable sort). The scores of a scoring rule named by ``by`` are computed, so
     they carry rounding (``rps`` gives 0.225 and 0.22499999999999998 for two rows whose RPS is
-    9/40): they are grouped into ties by the rule of :mod:`ordmetrics._numerics` (within 1e-12
+    9/40): they are grouped into ties by the rule of :mod:`ordmetrics._core.numerics` (within 1e-12
     max(1, |a|, |b|), chained), and a tie group keeps the original order. Scores passed as an
     array or returned by a callable are compared exactly.
 
@@ -759,7 +775,7 @@ _NOTES = r"""
     **Algorithm.** One sort, O(N log N); the confusion counts of every retained subset are
     cumulative sums of the per-row cell counts (rows: true class, columns: predicted class)
     between consecutive cut points, O(N + M K^2); the M matrices are evaluated in one
-    batched call of :func:`ordmetrics.agreement.counts_evaluator`, the same formulas as the
+    batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`, the same formulas as the
     public metric functions."""
 
 

@@ -13,10 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from .._docs import fill_doc
-from .._validation import _type_name, check_option
-from ..decisions import _label_array
-from .retention import computed_scores, per_sample_scores, prepare, rank_best_first
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.validation import (
+    check_option,
+    type_name,
+)
+from ordmetrics.evaluation.retention import (
+    computed_scores,
+    per_sample_scores,
+    prepare,
+    rank_best_first,
+)
+from ordmetrics.metrics.decisions import _label_array
 
 __all__ = ["WorstPredictions", "worst_predictions"]
 
@@ -149,7 +157,7 @@ def _check_k(k: Any) -> int:
     if isinstance(k, bool) or not isinstance(k, int | np.integer):
         raise TypeError(
             f"k must be a positive integer (how many worst rows to return); got "
-            f"{_type_name(k)} {k!r}. Pass e.g. k=10."
+            f"{type_name(k)} {k!r}. Pass e.g. k=10."
         )
     if k < 1:
         raise ValueError(

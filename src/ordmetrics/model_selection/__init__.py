@@ -6,7 +6,13 @@ splitter. :func:`sliding_windows` cuts the samples into windows of fixed length 
 that never cross a block boundary.
 """
 
-from ._hblock import BlockSplit, HBlockSplit
-from ._windows import Windows, sliding_windows
+from ordmetrics.model_selection._hblock import (
+    BlockSplit,
+    HBlockSplit,
+)
+from ordmetrics.model_selection._windows import (
+    Windows,
+    sliding_windows,
+)
 
 __all__ = ["BlockSplit", "HBlockSplit", "Windows", "sliding_windows"]

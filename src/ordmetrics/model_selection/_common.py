@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import _type_name
+from ordmetrics._core.validation import type_name
 
 
 def _check_int(value: Any, name: str, *, minimum: int) -> int:
     """Return ``value`` as an int, or raise a clear error naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
-            f"{name} must be an integer >= {minimum}; got {_type_name(value)} {value!r}. "
+            f"{name} must be an integer >= {minimum}; got {type_name(value)} {value!r}. "
             f"Pass a whole number, e.g. {name}={max(minimum, 1)}."
         )
     if value < minimum:
@@ -36,7 +36,7 @@ def _n_samples(X: Any, name: str = "X") -> int:
     except TypeError:
         raise TypeError(
             f"{name} must be an array-like with one row per sample (an array, a data frame or a "
-            f"list); got {_type_name(X)}, which has no length. Pass the data, or np.arange(n)."
+            f"list); got {type_name(X)}, which has no length. Pass the data, or np.arange(n)."
         ) from None
 
 
@@ -45,7 +45,7 @@ def _labels_1d(values: Any, name: str, n: int | None = None) -> np.ndarray:
     if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
         raise TypeError(
             f"{name} must be a 1-D array-like with one label per sample; got "
-            f"{_type_name(values)} {values!r}."
+            f"{type_name(values)} {values!r}."
         )
     arr = np.asarray(values)
     if arr.ndim != 1:

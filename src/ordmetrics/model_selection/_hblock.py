@@ -9,8 +9,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validation import _type_name
-from ._common import _check_int, _codes, _labels_1d, _n_samples
+from ordmetrics._core.validation import type_name
+from ordmetrics.model_selection._common import (
+    _check_int,
+    _codes,
+    _labels_1d,
+    _n_samples,
+)
 
 __all__ = ["BlockSplit", "HBlockSplit"]
 
@@ -39,7 +44,7 @@ def _size(value: Any, name: str) -> Fraction | int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
             f"{name} must be a fraction of the blocks (a float in [0, 1)) or a number of blocks "
-            f"(an int >= 0); got {_type_name(value)} {value!r}."
+            f"(an int >= 0); got {type_name(value)} {value!r}."
         )
     if isinstance(value, numbers.Integral):
         if value < 0:

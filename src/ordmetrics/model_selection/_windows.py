@@ -9,8 +9,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validation import _type_name
-from ._common import _check_int, _labels_1d
+from ordmetrics._core.validation import type_name
+from ordmetrics.model_selection._common import (
+    _check_int,
+    _labels_1d,
+)
 
 __all__ = ["Windows", "sliding_windows"]
 
@@ -41,7 +44,7 @@ def _overlap_samples(length: int, overlap: Any) -> int:
     if isinstance(overlap, (bool, np.bool_)) or not isinstance(overlap, numbers.Real):
         raise TypeError(
             f"overlap must be a fraction of the window in [0, 1), e.g. 0.75 for 75%; got "
-            f"{_type_name(overlap)} {overlap!r}."
+            f"{type_name(overlap)} {overlap!r}."
         )
     value = float(overlap)
     if not (0.0 <= value < 1.0):
@@ -192,7 +195,7 @@ def _positions(indices: Any, n: int) -> np.ndarray:
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise TypeError(
             "indices must be a 1-D array of integer sample positions (e.g. the train indices of "
-            f"a split); got {_type_name(indices)} of dtype {arr.dtype} and shape {arr.shape}."
+            f"a split); got {type_name(indices)} of dtype {arr.dtype} and shape {arr.shape}."
         )
     arr = arr.astype(np.int64, copy=False)
     if arr.size and (arr.min() < 0 or arr.max() >= n):

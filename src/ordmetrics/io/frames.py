@@ -29,10 +29,21 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._io import match_label_columns
-from ._registry import MetricSpec, get_metric
-from ._validation import NAN_POLICIES, _fmt_rows, _type_name, check_option
-from .decisions import RULES, decide
+from ordmetrics._core.registry import (
+    MetricSpec,
+    get_metric,
+)
+from ordmetrics._core.validation import (
+    NAN_POLICIES,
+    check_option,
+    fmt_rows,
+    type_name,
+)
+from ordmetrics.io.readers import match_label_columns
+from ordmetrics.metrics.decisions import (
+    RULES,
+    decide,
+)
 
 __all__ = ["DEFAULT_METRICS", "MetricEntry", "MetricSet", "evaluate", "metric_set"]
 
@@ -103,7 +114,7 @@ def _check_options(spec: MetricSpec, options: Any) -> dict[str, Any]:
     if not isinstance(options, Mapping):
         raise TypeError(
             f"the options of metric {spec.name!r} must be a dict of keyword arguments, e.g. "
-            f"({spec.name!r}, {{...}}); got {_type_name(options)} {options!r}."
+            f"({spec.name!r}, {{...}}); got {type_name(options)} {options!r}."
         )
     opts = dict(options)
     allowed = _option_names(spec)
@@ -175,7 +186,7 @@ class MetricEntry:
 
     Examples
     --------
-    >>> from ordmetrics.frame import MetricEntry
+    >>> from ordmetrics.io.frames import MetricEntry
     >>> MetricEntry("expected_cost", {"normalize": True, "costs": "squared"}).name
     'expected_cost(costs=squared, normalize=True)'
     >>> MetricEntry("qwk", {"decision": "median"}, name="qwk_median").name
@@ -207,7 +218,7 @@ class MetricEntry:
         else:
             raise TypeError(
                 f"the name of a metric entry must be a non-empty string; got "
-                f"{_type_name(self.name)} {self.name!r}."
+                f"{type_name(self.name)} {self.name!r}."
             )
         object.__setattr__(self, "metric", spec.name)
         object.__setattr__(self, "options", MappingProxyType(opts))
@@ -265,7 +276,7 @@ def _as_entries(item: Any) -> list[MetricEntry]:
     )
     raise TypeError(
         "each metric must be a registered name, a (name, options) pair, a (name, options, "
-        f"display_name) triple, a MetricEntry or a MetricSet; got {_type_name(item)} {item!r}."
+        f"display_name) triple, a MetricEntry or a MetricSet; got {type_name(item)} {item!r}."
         + hint
     )
 
@@ -285,7 +296,7 @@ class MetricSet:
 
     Examples
     --------
-    >>> from ordmetrics.frame import metric_set
+    >>> from ordmetrics.io.frames import metric_set
     >>> ms = metric_set("rps", ("expected_cost", {"costs": "squared"}))
     >>> ms
     MetricSet('rps', 'expected_cost(costs=squared)')
@@ -304,7 +315,7 @@ class MetricSet:
         for e in entries:
             if not isinstance(e, MetricEntry):
                 raise TypeError(
-                    f"MetricSet entries must be MetricEntry objects; got {_type_name(e)}. "
+                    f"MetricSet entries must be MetricEntry objects; got {type_name(e)}. "
                     "Build metric sets with ordmetrics.metric_set(...)."
                 )
         seen: dict[str, MetricEntry] = {}
@@ -336,7 +347,7 @@ class MetricSet:
 
         Examples
         --------
-        >>> from ordmetrics.frame import metric_set
+        >>> from ordmetrics.io.frames import metric_set
         >>> metric_set("rps", "macro_f1", "ece").estimators(4)
         ('multiclass', 'macro', 'top_label')
         >>> metric_set("rps", "macro_f1", "ece").estimators(2)
@@ -413,7 +424,7 @@ def metric_set(*metrics: Any) -> MetricSet:
     Examples
     --------
     >>> import pandas as pd
-    >>> from ordmetrics.frame import metric_set
+    >>> from ordmetrics.io.frames import metric_set
     >>> ms = metric_set(
     ...     "rps", ("expected_cost", {"costs": "squared"}), ("kappa", {"weights": "linear"})
     ... )
@@ -446,7 +457,7 @@ def _as_metric_set(metrics: Any) -> MetricSet:
         return metric_set(*metrics)
     raise TypeError(
         "metrics must be None (the default set), a list of metric names or entries, or a "
-        f"MetricSet from ordmetrics.metric_set(...); got {_type_name(metrics)} {metrics!r}."
+        f"MetricSet from ordmetrics.metric_set(...); got {type_name(metrics)} {metrics!r}."
     )
 
 
@@ -475,7 +486,7 @@ def _as_frame(data: Any) -> Any:
         return nw.from_native(data, eager_only=True)
     except TypeError:
         pass
-    kind = "a lazy frame" if _is_lazy(data, nw) else f"{_type_name(data)}"
+    kind = "a lazy frame" if _is_lazy(data, nw) else f"{type_name(data)}"
     fix = (
         " Collect it first (e.g. lf.collect())."
         if kind == "a lazy frame"
@@ -503,7 +514,7 @@ def _check_column(name: Any, arg: str, columns: list[Any]) -> Any:
     """``name`` must be one column of ``columns``; say which exist and which are close."""
     if not isinstance(name, str | numbers.Integral) or isinstance(name, bool):
         raise TypeError(
-            f"{arg} must be the name of a column of data (a string); got {_type_name(name)}. "
+            f"{arg} must be the name of a column of data (a string); got {type_name(name)}. "
             "Add the values to the frame as a column and pass the column's name."
         )
     if name not in columns:
@@ -529,7 +540,7 @@ def _proba_columns(proba: Any, columns: list[Any]) -> list[Any]:
     if isinstance(proba, set | frozenset | Mapping) or not hasattr(proba, "__iter__"):
         raise TypeError(
             "proba must be a list of column names in ordinal order, or a prefix string that "
-            f"the probability columns share; got {_type_name(proba)} {proba!r}."
+            f"the probability columns share; got {type_name(proba)} {proba!r}."
         )
     chosen = list(proba)
     if not chosen:
@@ -677,7 +688,7 @@ def group_key_rows(
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics.frame import group_key_rows
+    >>> from ordmetrics.io.frames import group_key_rows
     >>> miss = [np.array([False, True, False]), np.array([False, False, True])]
     >>> group_key_rows(["site", "fold"], miss, "omit")
     array([ True, False, False])
@@ -750,7 +761,7 @@ def _decisions(
     if nan_policy == "raise":
         where = np.flatnonzero(incomplete) if rows is None else rows[incomplete]
         raise ValueError(
-            f"proba is missing (NaN/None) in {_fmt_rows(where)}; the agreement metrics compare "
+            f"proba is missing (NaN/None) in {fmt_rows(where)}; the agreement metrics compare "
             "a decision from each complete probability row with the truth. Pass "
             "nan_policy='omit' to drop those rows or nan_policy='propagate' to get NaN."
         )
@@ -826,7 +837,7 @@ def _as_float(value: Any, entry: MetricEntry) -> float:
 class FrameData:
     """A frame's columns in the forms the core takes, and the row positions of its groups.
 
-    What :func:`evaluate` and :mod:`ordmetrics.report` read from a frame, so that both read
+    What :func:`evaluate` and :mod:`ordmetrics.report.html` read from a frame, so that both read
     rows, labels and groups in exactly one way.
     """
 
@@ -847,11 +858,11 @@ def label_proba_columns(
     the base install): a list of names or a prefix (columns in table order), then, when the
     names end in the class labels (``p_mild``), the order of ``labels`` (or, without labels,
     of ``categories``, those of an ordered categorical truth); see
-    :func:`ordmetrics._io.match_label_columns`.
+    :func:`ordmetrics.io.readers.match_label_columns`.
 
     Examples
     --------
-    >>> from ordmetrics.frame import label_proba_columns
+    >>> from ordmetrics.io.frames import label_proba_columns
     >>> label_proba_columns("p_", ["y", "p_hi", "p_lo"], ["lo", "hi"])
     ['p_lo', 'p_hi']
     """
@@ -1029,7 +1040,7 @@ def evaluate(
     --------
     >>> import pandas as pd
     >>> import ordmetrics
-    >>> from ordmetrics.frame import evaluate
+    >>> from ordmetrics.io.frames import evaluate
     >>> df = pd.DataFrame({
     ...     "grade": [0, 1, 2, 1, 0, 2],
     ...     "site": ["a", "a", "a", "b", "b", "b"],

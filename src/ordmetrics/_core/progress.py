@@ -12,7 +12,7 @@ e.g. that the first run compiles the kernels.
 Examples
 --------
 >>> import io
->>> from ordmetrics._progress import progress
+>>> from ordmetrics._core.progress import progress
 >>> with progress(3, "bootstrap", stream=io.StringIO()) as step:
 ...     for _ in range(3):
 ...         step()

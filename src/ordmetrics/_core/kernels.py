@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ordmetrics._core.jit import njit
 
 RPS = 0
 SA_RPS = 1

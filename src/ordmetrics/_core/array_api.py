@@ -1,30 +1,30 @@
 """The scoring rules and the agreement metrics on PyTorch, JAX and CuPy arrays (array API).
 
 When ``y_proba`` (scoring rules) or ``y_true`` / ``y_pred`` (agreement metrics) is an array of
-an array-API library other than NumPy, :mod:`ordmetrics.scoring` and
-:mod:`ordmetrics.agreement` hand the call to this module, which computes in that library, on
+an array-API library other than NumPy, :mod:`ordmetrics.metrics.scoring` and
+:mod:`ordmetrics.metrics.agreement` hand the call to this module, which computes in that library, on
 the array's device, with the operations of the array API standard (through
 ``array-api-compat``, a dependency of ordmetrics). NumPy arrays, lists,
 pandas and polars objects never come here: they keep the compiled kernels of
-:mod:`ordmetrics._kernels`. The test that routes a call, :func:`is_device_array`, looks only at
+:mod:`ordmetrics._core.kernels`. The test that routes a call, :func:`is_device_array`, looks only at
 the type of the argument.
 
 What stays on the device, and what does not
 -------------------------------------------
-* Valid input is scored on the device. The checks of :mod:`ordmetrics._validation` (every
+* Valid input is scored on the device. The checks of :mod:`ordmetrics._core.validation` (every
   probability in [0, 1], rows summing to 1 within ``sum_tolerance``, class indices in
   0..K-1, finite non-negative weights, missing values) run as device reductions; a single
   integer of flags comes back to decide whether to raise (and, for the agreement metrics
   without ``labels=``, the largest class index, which is K - 1).
 * Invalid input is copied to the host to be explained: the NumPy path's own checks
-  (:func:`~ordmetrics._validation.find_problems`, ``agreement._prepare``) then raise the very
+  (:func:`~ordmetrics._core.validation.find_problems`, ``agreement._prepare``) then raise the very
   message a NumPy input gets.
 * Host data mixed with a device array (``y_true`` as a list or a NumPy array, say, or
   ``sample_weight``) is encoded on the host as usual (``labels=`` works there) and its class
   indices or weights are copied to the device once.
 * Agreement metrics: the K x K confusion matrix is counted on the device; only that table
   (K^2 numbers) is copied to the host, where the formulas of
-  :func:`ordmetrics.agreement.counts_evaluator` (the single source of each formula) give the
+  :func:`ordmetrics.metrics.agreement.counts_evaluator` (the single source of each formula) give the
   value, which goes back into a 0-d array of the input library.
 
 Numbers
@@ -75,12 +75,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels as K
-from ._validation import (
+from ordmetrics._core import kernels as K
+from ordmetrics._core.validation import (
     NAN_POLICIES,
     REDUCTIONS,
     _renormalize,
-    _type_name,
     as_proba,
     as_weights,
     check_flag,
@@ -90,8 +89,9 @@ from ._validation import (
     encode_labels,
     find_problems,
     sum_tolerance,
+    type_name,
 )
-from ._warnings import warn_undefined
+from ordmetrics._core.warnings import warn_undefined
 
 __all__ = ["DEVICE_RESULTS", "device_results", "is_device_array"]
 
@@ -166,7 +166,7 @@ def device_results(kind: str) -> Iterator[None]:
 
     Examples
     --------
-    >>> from ordmetrics._xp import device_results
+    >>> from ordmetrics._core.array_api import device_results
     >>> with device_results("float"):
     ...     pass  # rps(y_tensor, p_tensor) returns a float here
     """
@@ -216,7 +216,7 @@ def _space(x: Any, name: str) -> _Space:
     aac = _compat()
     if not aac.is_array_api_obj(x) or aac.is_numpy_array(x):
         raise TypeError(
-            f"{name} is a {_type_name(x)}, which is neither a NumPy-convertible input nor an "
+            f"{name} is a {type_name(x)}, which is neither a NumPy-convertible input nor an "
             "array of a library array-api-compat supports (PyTorch, JAX, CuPy, ...)."
         )
     xp = aac.array_namespace(x)
@@ -234,7 +234,7 @@ def _same_space(sp: _Space, x: Any, name: str, ref: Any, ref_name: str) -> None:
     """``x`` (a device array) must come from the library and the device of ``ref``."""
     if sp.aac.array_namespace(x) is not sp.xp:
         raise TypeError(
-            f"{name} is a {_type_name(x)} but {ref_name} is a {_type_name(ref)}; pass both "
+            f"{name} is a {type_name(x)} but {ref_name} is a {type_name(ref)}; pass both "
             f"from the same array library (or {name} as a list or NumPy array)."
         )
     dev = sp.aac.device(x)
@@ -419,7 +419,7 @@ def _true_proba(sp: _Space, P: Any, y: Any, cls: Any) -> Any:
 
 
 def _wrong(sp: _Space, P: Any, y: Any, hi: Any, cls: Any, py: Any, param: float) -> Any:
-    """The penalty indicator of PBS and PLL (:func:`ordmetrics._kernels._wrong`), boolean."""
+    """The penalty indicator of PBS and PLL (:func:`ordmetrics._core.kernels._wrong`), boolean."""
     xp = sp.xp
     m = hi > py
     if int(param) & K.PBS_UNPENALIZED:
@@ -430,7 +430,7 @@ def _wrong(sp: _Space, P: Any, y: Any, hi: Any, cls: Any, py: Any, param: float)
 
 
 def _scores(sp: _Space, P: Any, y: Any, hi: Any, rule: int, param: float) -> Any:
-    """Per-sample scores of ``rule`` (the formulas of :mod:`ordmetrics._kernels`)."""
+    """Per-sample scores of ``rule`` (the formulas of :mod:`ordmetrics._core.kernels`)."""
     xp = sp.xp
     k = P.shape[1]
     dt = P.dtype
@@ -496,7 +496,7 @@ def evaluate(
     Parameters
     ----------
     rule : int
-        The rule's code in :mod:`ordmetrics._kernels`.
+        The rule's code in :mod:`ordmetrics._core.kernels`.
     y_true : array-like
         A 1-D integer array of class indices of ``y_proba``'s library and device, or host data
         (list, NumPy, pandas, polars), encoded on the host with ``labels`` and copied.
@@ -514,7 +514,7 @@ def evaluate(
         Rescale each row to sum 1 first (on the device).
     param : float
         The rule's option (RPS, cdf_l1: normalize flag; log_loss: eps, 0 = no clipping;
-        PBS, PLL: option codes of :mod:`ordmetrics._kernels`; spherical: alpha).
+        PBS, PLL: option codes of :mod:`ordmetrics._core.kernels`; spherical: alpha).
 
     Returns
     -------
@@ -692,7 +692,7 @@ def _prepare_hard(
     w = _device_weights(sp, sample_weight, n, ref, ref_name)
 
     def explain() -> None:
-        from .agreement import _prepare
+        from ordmetrics.metrics.agreement import _prepare
 
         host = [
             _to_host(sp, v).reshape(-1) if is_device_array(v) else v
@@ -739,7 +739,7 @@ def _prepare_hard(
         k = max(int(xp.max(top)) + 1, 2)
     else:
         k = len(lab)
-    from .agreement import MAX_IMPLIED_CLASSES
+    from ordmetrics.metrics.agreement import MAX_IMPLIED_CLASSES
 
     if (
         any_bad
@@ -799,12 +799,12 @@ def agreement_scalar(
     """An agreement metric of device arrays: the device twin of ``agreement._scalar``.
 
     The confusion matrix is counted on the device; the metric's formula
-    (:func:`ordmetrics.agreement.counts_evaluator`) runs on a host copy of that K x K table.
+    (:func:`ordmetrics.metrics.agreement.counts_evaluator`) runs on a host copy of that K x K table.
 
     Parameters
     ----------
     name : str
-        One of :data:`ordmetrics.agreement.AGREEMENT_METRICS`.
+        One of :data:`ordmetrics.metrics.agreement.AGREEMENT_METRICS`.
     y_true, y_pred : array-like
         Integer class indices; at least one a device array, the other of the same library
         and device or host data (encoded on the host).
@@ -823,7 +823,10 @@ def agreement_scalar(
         A 0-d array of the input library on its device (float64 where available), or a float
         inside ``device_results("float")``; NaN with a warning where the metric is undefined.
     """
-    from .agreement import _UNDEFINED, counts_evaluator
+    from ordmetrics.metrics.agreement import (
+        _UNDEFINED,
+        counts_evaluator,
+    )
 
     data = _prepare_hard(y_true, y_pred, labels, sample_weight, nan_policy)
     if data.weight is not None:  # only ratios of the counts matter: no overflow
@@ -863,7 +866,7 @@ def confusion_matrix(
     nan_policy : {"raise", "omit", "propagate"}
         As for the NumPy path.
     normalize : {"true", "pred", "all"} or None
-        As for :func:`ordmetrics.agreement.confusion_matrix`.
+        As for :func:`ordmetrics.metrics.agreement.confusion_matrix`.
 
     Returns
     -------
@@ -872,7 +875,7 @@ def confusion_matrix(
         weights and normalisation, floats (float64 where available) otherwise; all NaN under
         ``nan_policy="propagate"`` with a missing value.
     """
-    from .agreement import NORMALIZE
+    from ordmetrics.metrics.agreement import NORMALIZE
 
     if normalize is not None:
         check_option(normalize, "normalize", NORMALIZE)
@@ -892,7 +895,7 @@ def confusion_matrix(
     axis = 1 if normalize == "true" else 0
     totals = xp.sum(counts, axis=axis, keepdims=True)
     if _flags(sp, xp.any(totals == 0.0))[0]:  # the warning of agreement.confusion_matrix
-        from .agreement import warn_empty_classes
+        from ordmetrics.metrics.agreement import warn_empty_classes
 
         warn_empty_classes(normalize, np.flatnonzero(_to_host(sp, totals) == 0))
     with np.errstate(invalid="ignore"):  # 0/0 = NaN is intended (NumPy-backed libraries warn)

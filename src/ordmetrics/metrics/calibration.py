@@ -32,7 +32,7 @@ Binning strategies (``n_bins`` = B bins):
     (or a cumulative forecast a rounding error above it) goes to the last bin, and a forecast
     within 1e-12 below an edge j / B lies on the edge and goes to bin j (``0.57 * 100`` is
     ``56.99999999999999`` in float64; 0.57 goes to bin 57): the tie rule of
-    :mod:`ordmetrics._numerics`.
+    :mod:`ordmetrics._core.numerics`.
 ``"quantile"``
     Equal (weighted) mass. The inner edges are the weighted quantiles
     q_j = min{v : W(values <= v) >= j W / B}, j = 1..B-1, of the forecast values (rows of
@@ -41,13 +41,13 @@ Binning strategies (``n_bins`` = B bins):
     W_{<v} is the weight of the values strictly below v. All rows with the same value share a
     bin (ties are never split), so heavy ties can leave bins empty; without ties and with N
     unit-weight rows, B dividing N, every bin holds exactly N / B rows. By the tie rule of
-    :mod:`ordmetrics._numerics`, forecasts equal within 1e-12 are tied (a cumulative forecast
+    :mod:`ordmetrics._core.numerics`, forecasts equal within 1e-12 are tied (a cumulative forecast
     carries rounding), and W_{<v} / W within 1e-12 below j / B counts as j / B, so that the
     bins do not depend on the scale of the weights: with ``w = [1, 3, 2]`` and ``0.3 * w``
     (0.8999999999999999 for 0.3 * 3) the same rows share a bin.
 
 Weights are scaled by an exact power of two before binning
-(:func:`ordmetrics._numerics.scale_weights`): every result is the same for w and c w, and the
+(:func:`ordmetrics._core.numerics.scale_weights`): every result is the same for w and c w, and the
 weights reported by :func:`reliability` are in the caller's units.
 """
 
@@ -60,12 +60,21 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill_doc
-from ._numerics import bin_of_fraction, group_ids_sorted, scale_weights, snap
-from ._registry import MetricSpec, get_metric, list_metrics, register
-from ._validation import (
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.numerics import (
+    bin_of_fraction,
+    group_ids_sorted,
+    scale_weights,
+    snap,
+)
+from ordmetrics._core.registry import (
+    MetricSpec,
+    get_metric,
+    list_metrics,
+    register,
+)
+from ordmetrics._core.validation import (
     Prepared,
-    _type_name,
     as_proba,
     as_weights,
     check_flag,
@@ -73,8 +82,9 @@ from ._validation import (
     encode_labels,
     prepare_proba,
     sum_tolerance,
+    type_name,
 )
-from ._warnings import warn_undefined
+from ordmetrics._core.warnings import warn_undefined
 
 __all__ = [
     "ReliabilityDiagram",
@@ -94,7 +104,7 @@ VIEWS = ("top_label", "classwise", "cumulative")
 #: Registry kinds whose metrics take ``(y_true, y_proba)`` and can have a skill score.
 _SKILL_KINDS = ("scoring_rule", "calibration")
 
-#: The parameters every function shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The parameters every function shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true)s
     %(y_proba)s
@@ -126,7 +136,7 @@ def _check_n_bins(n_bins: Any, *, allow_none: bool = False) -> int | None:
     )
     if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer):
         raise TypeError(
-            f"n_bins must be {expected}, e.g. n_bins=10; got {_type_name(n_bins)} {n_bins!r}. "
+            f"n_bins must be {expected}, e.g. n_bins=10; got {type_name(n_bins)} {n_bins!r}. "
             "Pass a whole number of bins."
         )
     if n_bins < 1:
@@ -155,7 +165,7 @@ def _prepare(
         renormalize=renormalize,
     )
     P = np.asarray(prep.other, dtype=np.float64)
-    # weights scaled by an exact power of two (ordmetrics._numerics.scale_weights): W_b, the
+    # weights scaled by an exact power of two (ordmetrics._core.numerics.scale_weights): W_b, the
     # products w_i f_i and every sum stay finite and normal at any scale of the weights
     w = np.ones(P.shape[0]) if prep.weight is None else scale_weights(prep.weight)[0]
     if not prep.propagate and not w.sum() > 0:
@@ -223,7 +233,7 @@ def _bin_index(
         edges = np.tile(np.linspace(0.0, 1.0, n_bins + 1), (e, 1))
         return index, edges, n_bins
     # quantile: a forecast v goes to bin min(floor(B W_{<v} / W), B - 1), with the forecasts
-    # grouped by the tie rule of ordmetrics._numerics (near-equal forecasts share a bin) and
+    # grouped by the tie rule of ordmetrics._core.numerics (near-equal forecasts share a bin) and
     # W_{<v} / W compared with the edges j / B by the same rule; rows of weight 0 take no
     # part (they go to the bin of the group at or above their value, and add nothing)
     index = np.empty((n, e), dtype=np.int64)
@@ -458,7 +468,7 @@ def ece(
     Two rows of confidence >= 0.5 (bin 1 of 2: one correct, mean confidence 0.85) and two
     below (bin 0: one correct, mean confidence 0.425):
 
-    >>> from ordmetrics.calibration import ece
+    >>> from ordmetrics.metrics.calibration import ece
     >>> y = [0, 0, 0, 0]
     >>> P = [[0.9, 0.05, 0.05], [0.1, 0.8, 0.1], [0.4, 0.35, 0.25], [0.3, 0.45, 0.25]]
     >>> round(ece(y, P, n_bins=2), 10)  # 0.5 * |0.5 - 0.85| + 0.5 * |0.5 - 0.425|
@@ -525,7 +535,7 @@ def classwise_ece(
 
     Examples
     --------
-    >>> from ordmetrics.calibration import classwise_ece
+    >>> from ordmetrics.metrics.calibration import classwise_ece
     >>> y = [0, 1]
     >>> P = [[0.8, 0.2], [0.4, 0.6]]
     >>> round(classwise_ece(y, P, n_bins=2), 10)  # both classes: (|1 - 0.8| + |0 - 0.4|) / 2
@@ -599,7 +609,7 @@ def cumulative_ece(
     Threshold 1 (F_1 = 0.6 and 0.2; y <= first class: yes, no) and threshold 2 (F_2 = 0.9 and
     0.7; both yes), two bins:
 
-    >>> from ordmetrics.calibration import cumulative_ece
+    >>> from ordmetrics.metrics.calibration import cumulative_ece
     >>> y = [0, 1]
     >>> P = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]]
     >>> round(cumulative_ece(y, P, n_bins=2), 10)  # ((0.4 + 0.2) / 2 + 0.2) / 2
@@ -645,7 +655,7 @@ def counts_evaluator(
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics.calibration import counts_evaluator, ece
+    >>> from ordmetrics.metrics.calibration import counts_evaluator, ece
     >>> y = [0, 0, 0, 0]
     >>> P = [[0.9, 0.05, 0.05], [0.1, 0.8, 0.1], [0.4, 0.35, 0.25], [0.3, 0.45, 0.25]]
     >>> evaluate, n = counts_evaluator("ece", y, P, n_bins=2)
@@ -830,7 +840,7 @@ def reliability(
 
     Examples
     --------
-    >>> from ordmetrics.calibration import reliability
+    >>> from ordmetrics.metrics.calibration import reliability
     >>> y = [0, 0, 0, 0]
     >>> P = [[0.9, 0.05, 0.05], [0.1, 0.8, 0.1], [0.4, 0.35, 0.25], [0.3, 0.45, 0.25]]
     >>> r = reliability(y, P, n_bins=2)
@@ -1025,7 +1035,7 @@ _DECOMP_NOTES = """\
     an exact identity (Stephenson, Coelho & Jolliffe 2008). With ``n_bins=None`` every
     distinct forecast value is its own bin, WBV = WBC = 0, and this is the classical
     decomposition of Murphy (1973); forecasts equal within 1e-12 count as one value (the tie
-    rule of :mod:`ordmetrics._numerics`: a cumulative forecast F_k carries rounding), which
+    rule of :mod:`ordmetrics._core.numerics`: a cumulative forecast F_k carries rounding), which
     leaves within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
     terms carry what the binning hides, so the parts still add up to the score."""
 
@@ -1085,7 +1095,7 @@ def brier_decomposition(
 
     Examples
     --------
-    >>> from ordmetrics.calibration import brier_decomposition
+    >>> from ordmetrics.metrics.calibration import brier_decomposition
     >>> d = brier_decomposition([0, 1, 1, 1], [[0.5, 0.5], [0.5, 0.5], [0.2, 0.8], [0.2, 0.8]])
     >>> d.score, d.reliability, d.resolution, d.uncertainty
     (0.29, 0.04, 0.125, 0.375)
@@ -1166,7 +1176,7 @@ def rps_decomposition(
 
     Examples
     --------
-    >>> from ordmetrics.calibration import rps_decomposition
+    >>> from ordmetrics.metrics.calibration import rps_decomposition
     >>> y = [0, 1, 2, 2]
     >>> P = [[0.6, 0.3, 0.1], [0.6, 0.3, 0.1], [0.1, 0.3, 0.6], [0.1, 0.3, 0.6]]
     >>> d = rps_decomposition(y, P)
@@ -1214,7 +1224,7 @@ def _resolve_score(score: Any) -> MetricSpec:
     else:
         raise TypeError(
             f"score must be the name of a registered metric (e.g. 'rps') or a registered metric "
-            f"function; got {_type_name(score)} {score!r}."
+            f"function; got {type_name(score)} {score!r}."
         )
     if spec.direction != "minimize":
         raise ValueError(
@@ -1289,7 +1299,7 @@ def _reference_matrix(
     except (TypeError, ValueError):
         raise TypeError(
             f"reference must be None (climatology), a probability vector of length K = {k} or "
-            f"a matrix of shape (n_samples, {k}) like y_proba; got {_type_name(reference)} "
+            f"a matrix of shape (n_samples, {k}) like y_proba; got {type_name(reference)} "
             "that is not numeric."
         ) from None
     if R.ndim == 1:
@@ -1388,7 +1398,7 @@ def skill_score(
 
     Examples
     --------
-    >>> from ordmetrics.calibration import skill_score
+    >>> from ordmetrics.metrics.calibration import skill_score
     >>> y = [0, 1, 2, 2]
     >>> P = [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6], [0.1, 0.3, 0.6]]
     >>> round(skill_score("rps", y, P), 6)  # against climatology [0.25, 0.25, 0.5]

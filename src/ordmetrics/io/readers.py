@@ -415,7 +415,9 @@ def _read_csv(
         delimiter = "\t" if p.name.lower().endswith((".tsv", ".tsv.gz")) else ","
     source: Any = p if data is None else io.BytesIO(data)
     if backend is None and not any(importlib.util.find_spec(b) for b in CSV_BACKENDS):
-        from ._csv import read_csv  # no data-frame library: the standard library's reader
+        from ordmetrics.io.delimited import (
+            read_csv,  # no data-frame library: the standard library's reader
+        )
 
         return read_csv(source, delimiter, p)
     lib = csv_backend(backend)
@@ -492,7 +494,7 @@ def _csv_polars(source: Any, delimiter: str, p: Path) -> Any:
 def _columns_and_length(table: Any) -> tuple[list[Any], int]:
     import narwhals.stable.v2 as nw
 
-    from ._csv import ColumnTable
+    from ordmetrics.io.delimited import ColumnTable
 
     if isinstance(table, ColumnTable):
         return table.column_names, table.num_rows
@@ -630,8 +632,8 @@ def check_numeric(table: Any, columns: Sequence[str], role: str, source: str) ->
     """
     import narwhals.stable.v2 as nw
 
-    from ._csv import ColumnTable
-    from ._csv import check_numeric as check_numeric_columns
+    from ordmetrics.io.delimited import ColumnTable
+    from ordmetrics.io.delimited import check_numeric as check_numeric_columns
 
     if isinstance(table, ColumnTable):
         return check_numeric_columns(table, columns, role, source)

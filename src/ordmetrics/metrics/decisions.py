@@ -12,7 +12,7 @@ min_cost    argmin_k sum_j p_j C[j, k] (ties: the lowest)         the cost matri
 =========== ===================================================== ===========================
 
 This module also validates cost and weight matrices (``C[true, predicted]``), which the
-hard-label metrics of :mod:`ordmetrics.agreement` share.
+hard-label metrics of :mod:`ordmetrics.metrics.agreement` share.
 """
 
 from __future__ import annotations
@@ -22,19 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill_doc
-from ._jit import njit
-from ._numerics import TIE_TOLERANCE
-from ._validation import (
-    _fmt_rows,
-    _type_name,
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.jit import njit
+from ordmetrics._core.numerics import TIE_TOLERANCE
+from ordmetrics._core.validation import (
     as_proba,
     check_labels,
     check_option,
     find_problems,
+    fmt_rows,
     proba_looks_valid,
     real_input,
     sum_tolerance,
+    type_name,
 )
 
 __all__ = ["decide"]
@@ -44,7 +44,7 @@ COSTS = ("absolute", "squared", "zero_one")
 
 #: Tolerance of the comparisons ``F_k >= 1/2`` and of the ties of ``expected`` and
 #: ``min_cost`` for float64 input (see :func:`decision_tolerance`): the tie tolerance every
-#: comparison of computed values uses (:data:`ordmetrics._numerics.TIE_TOLERANCE`).
+#: comparison of computed values uses (:data:`ordmetrics._core.numerics.TIE_TOLERANCE`).
 DECISION_TOLERANCE = TIE_TOLERANCE
 
 
@@ -100,7 +100,7 @@ def check_matrix(
 ) -> np.ndarray:
     """Validate a K x K matrix of non-negative finite numbers (rows: true class), or a name.
 
-    Strings must be in ``options`` (checked by :func:`~ordmetrics._validation.check_option`)
+    Strings must be in ``options`` (checked by :func:`~ordmetrics._core.validation.check_option`)
     and give :func:`builtin_matrix`; anything else must convert to a float array of shape
     ``(K, K)``. ``what`` says what an entry means, ``classes_from`` where K comes from, and
     ``negative_hint`` how to avoid negative entries; all three go into the messages.
@@ -114,7 +114,7 @@ def check_matrix(
     except (TypeError, ValueError):
         raise TypeError(
             f"{name} must be one of {allowed} or a {n_classes} x {n_classes} matrix of numbers "
-            f"({what}); got {_type_name(value)} that could not be converted to float."
+            f"({what}); got {type_name(value)} that could not be converted to float."
         ) from None
     if m.shape != (n_classes, n_classes):
         raise ValueError(
@@ -145,7 +145,7 @@ def _check_proba(P: np.ndarray) -> None:
     """Raise for NaN, values outside [0, 1] or rows not summing to 1 (the scoring rules' rules).
 
     A cheap screen (minimum, maximum, row sums) passes valid input; only when it fails does
-    :func:`~ordmetrics._validation.find_problems` look at the rows again to explain.
+    :func:`~ordmetrics._core.validation.find_problems` look at the rows again to explain.
     """
     if proba_looks_valid(P):
         return
@@ -153,7 +153,7 @@ def _check_proba(P: np.ndarray) -> None:
     nan_rows = np.isnan(P).any(axis=1)
     if nan_rows.any():
         raise ValueError(
-            f"y_proba has NaN in {_fmt_rows(np.flatnonzero(nan_rows))}; a decision needs a "
+            f"y_proba has NaN in {fmt_rows(np.flatnonzero(nan_rows))}; a decision needs a "
             "complete probability row. Drop those rows first (e.g. P[~np.isnan(P).any(axis=1)])."
         )
     find_problems(
@@ -397,7 +397,7 @@ def decide(
 
     Examples
     --------
-    >>> from ordmetrics.decisions import decide
+    >>> from ordmetrics.metrics.decisions import decide
     >>> p = [[0.40, 0.15, 0.45], [0.30, 0.20, 0.50], [0.00, 0.50, 0.50]]
     >>> decide(p).tolist()
     [2, 2, 1]

@@ -29,12 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels as K
-from . import _xp  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
-from ._docs import fill_doc
-from ._numerics import scale_weights
-from ._registry import Variant, register
-from ._validation import (
+from ordmetrics._core import (
+    array_api as _xp,  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
+)
+from ordmetrics._core import kernels as K
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.numerics import scale_weights
+from ordmetrics._core.registry import (
+    Variant,
+    register,
+)
+from ordmetrics._core.validation import (
     NAN_POLICIES,
     REDUCTIONS,
     as_proba,
@@ -59,7 +64,7 @@ __all__ = [
     "spherical",
 ]
 
-#: The parameters every rule shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The parameters every rule shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true)s
     %(y_proba)s
@@ -101,7 +106,7 @@ def _evaluate(
 ) -> float | np.ndarray:
     """Validate the inputs, run the kernel of ``rule`` and reduce: the path of every rule."""
     # ---- array-API dispatch: arrays of PyTorch, JAX, CuPy, ... are scored in their own library
-    # on their device (ordmetrics._xp); a type test, so NumPy input goes on unchanged. ---------
+    # on their device (_core.array_api); a type test, so NumPy input goes on unchanged. ---------
     if _xp.is_device_array(y_proba):
         return _xp.evaluate(
             rule,

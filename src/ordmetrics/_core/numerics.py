@@ -20,7 +20,7 @@ values within the tolerance of each other is in one group (the relation is made 
 chaining, so no pair is "tied" in one comparison and "ordered" in another). The rounding error
 of the values involved is about K * 1.1e-16 (K the number of classes), far below 1e-12, and a
 difference of 1e-12 in a probability or a score carries no information. The same 1e-12 is the
-tolerance of the decision rules (:data:`ordmetrics.decisions.DECISION_TOLERANCE`).
+tolerance of the decision rules (:data:`ordmetrics.metrics.decisions.DECISION_TOLERANCE`).
 
 Values the caller passes (a 1-D ``y_score``, scores passed as an array to ``by=``) are compared
 exactly: they are the caller's numbers, not results of ordmetrics' arithmetic.
@@ -90,7 +90,7 @@ def snap(values: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics._numerics import snap
+    >>> from ordmetrics._core.numerics import snap
     >>> snap(np.array([1.2000000000000002, 0.5, 1.2])).tolist()
     [1.2, 0.5, 1.2]
     """
@@ -134,7 +134,7 @@ def bin_of_fraction(v: np.ndarray, n_bins: int) -> np.ndarray:
     ``v`` within ``TIE_TOLERANCE`` below an edge j / B lies on the edge and goes to bin j:
     ``0.57 * 100`` is ``56.99999999999999`` in float64, yet 0.57 goes to bin 57 of 100. The
     one rule behind the uniform bins (v a forecast) and the quantile bins (v the fraction of
-    the weight below a forecast) of :mod:`ordmetrics.calibration`.
+    the weight below a forecast) of :mod:`ordmetrics.metrics.calibration`.
     """
     x = np.asarray(v, dtype=np.float64) * n_bins
     up = np.ceil(x)
@@ -177,7 +177,7 @@ def scale_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics._numerics import scale_weights
+    >>> from ordmetrics._core.numerics import scale_weights
     >>> ws, e = scale_weights(np.array([1e308, 5e307]))
     >>> bool(0.5 <= ws.max() < 1.0), e
     (True, 1024)

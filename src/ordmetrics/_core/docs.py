@@ -24,9 +24,9 @@ LaTeX (``\\frac{1}{K}``) and for sets of options (``{"raise", "omit"}``); they a
 name, never with the ``%`` operator, so a literal ``%`` (``95%``) is safe.
 
 Where an input means something else, the entry has a variant named after the case: ``_pred``
-for functions of hard predictions ``y_pred`` (:mod:`ordmetrics.agreement`), ``_score`` for
-functions of a score ``y_score`` (:mod:`ordmetrics.ranking`), ``_decide`` for
-:func:`~ordmetrics.decisions.decide`, which has no ``y_true``.
+for functions of hard predictions ``y_pred`` (:mod:`ordmetrics.metrics.agreement`), ``_score`` for
+functions of a score ``y_score`` (:mod:`ordmetrics.metrics.ranking`), ``_decide`` for
+:func:`~ordmetrics.metrics.decisions.decide`, which has no ``y_true``.
 """
 
 from __future__ import annotations

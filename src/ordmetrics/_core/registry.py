@@ -34,6 +34,29 @@ ESTIMATORS = ("multiclass", "macro", "max", "top_label", "cumulative", "ordinal"
 #: for every K, so the two-class value is the binary metric itself.
 BINARY_ESTIMATORS = ("multiclass", "ordinal")
 
+#: What a metric is computed from: ``probabilities`` (the N x K matrix: scoring rules,
+#: calibration), ``decisions`` (hard labels, decided from the probabilities once per decision
+#: rule and shared by every metric of the set: agreement) or ``scores`` (one ordinal score per
+#: row; given probabilities, the expected grade: ranking).
+INPUTS = ("probabilities", "decisions", "scores")
+
+#: How a metric accumulates over batches (update, merge, finalize), by family: ``mean_score``
+#: (weighted sums of per-sample scores), ``confusion_matrix`` (weighted counts of (truth,
+#: decision) pairs), ``rank_table`` (weighted counts of (score, truth) pairs), and
+#: ``calibration_bins`` (binned sums of forecasts and outcomes); ``None`` for a metric that
+#: needs every row at once (it cannot be streamed). The families are implemented once, in
+#: :mod:`ordmetrics.evaluation`, for every metric that names them.
+ACCUMULATORS = ("mean_score", "confusion_matrix", "rank_table", "calibration_bins")
+
+#: The input and accumulator of each kind: a metric of a registered kind inherits them.
+#: Their order is the order of :func:`list_metrics`.
+KIND_DEFAULTS: dict[str, tuple[str, str | None]] = {
+    "scoring_rule": ("probabilities", "mean_score"),
+    "agreement": ("decisions", "confusion_matrix"),
+    "calibration": ("probabilities", "calibration_bins"),
+    "ranking": ("scores", "rank_table"),
+}
+
 #: The estimator of the registered metrics that are not ``multiclass`` (the default of
 #: :func:`register`, for metrics registered without ``estimator=``).
 _ESTIMATOR_OF = {
@@ -109,6 +132,13 @@ class MetricSpec:
     estimator : str
         How the metric is formed from the K classes (one of :data:`ESTIMATORS`), the
         ``estimator`` column of :func:`ordmetrics.evaluate`; see :meth:`estimator_for`.
+    input : str
+        What the metric is computed from, one of :data:`INPUTS`.
+    accumulates : str or None
+        How it accumulates over batches, one of :data:`ACCUMULATORS`, or ``None`` when it needs
+        every row at once.
+    accumulate_options : mapping
+        Options of the accumulator family for this metric (e.g. the calibration view).
     """
 
     name: str
@@ -123,6 +153,9 @@ class MetricSpec:
     properties_by_k: Mapping[int, Mapping[str, bool]] = field(default_factory=dict)
     variants: Mapping[str, Variant] = field(default_factory=dict)
     estimator: str = "multiclass"
+    input: str = "probabilities"
+    accumulates: str | None = None
+    accumulate_options: Mapping[str, Any] = field(default_factory=dict)
 
     def estimator_for(self, n_classes: int) -> str:
         """The ``estimator`` string for ``n_classes`` classes, as yardstick writes it.
@@ -188,11 +221,15 @@ def register(
     properties_by_k: Mapping[int, Mapping[str, bool]] | None = None,
     variants: Mapping[str, Variant] | None = None,
     estimator: str | None = None,
+    input: str | None = None,
+    accumulates: str | None = None,
+    accumulate_options: Mapping[str, Any] | None = None,
 ) -> MetricSpec:
     """Register ``func`` as a metric and return its spec.
 
     ``estimator`` (one of :data:`ESTIMATORS`) defaults to the metric's entry of the table of
-    non-``multiclass`` metrics, else ``"multiclass"``.
+    non-``multiclass`` metrics, else ``"multiclass"``. ``input`` and ``accumulates`` default to
+    those of the ``kind`` (:data:`KIND_DEFAULTS`); a kind without defaults must give ``input``.
     """
     name = name or func.__name__
     estimator = _ESTIMATOR_OF.get(name, "multiclass") if estimator is None else estimator
@@ -202,6 +239,16 @@ def register(
         )
     if name in _REGISTRY:
         raise ValueError(f"a metric named {name!r} is already registered")
+    default_input, default_acc = KIND_DEFAULTS.get(kind, (None, None))
+    input = default_input if input is None else input
+    if input not in INPUTS:
+        raise ValueError(f"input of {name!r} must be one of {', '.join(INPUTS)}; got {input!r}")
+    accumulates = default_acc if accumulates is None and kind in KIND_DEFAULTS else accumulates
+    if accumulates is not None and accumulates not in ACCUMULATORS:
+        raise ValueError(
+            f"accumulates of {name!r} must be one of {', '.join(ACCUMULATORS)} or None; "
+            f"got {accumulates!r}"
+        )
     if direction not in ("minimize", "maximize"):
         raise ValueError(f"direction must be 'minimize' or 'maximize'; got {direction!r}")
     props = dict(properties or {})
@@ -232,6 +279,9 @@ def register(
         properties_by_k=MappingProxyType(by_k),
         variants=MappingProxyType(var),
         estimator=estimator,
+        input=input,
+        accumulates=accumulates,
+        accumulate_options=MappingProxyType(dict(accumulate_options or {})),
     )
     _REGISTRY[name] = spec
     return spec
@@ -287,10 +337,17 @@ def list_metrics(kind: str | None = None) -> list[str]:
         For a ``kind`` that no registered metric has (the message lists the kinds).
     """
     if kind is not None:
-        kinds = list(dict.fromkeys(s.kind for s in _REGISTRY.values()))
+        kinds = list(dict.fromkeys(s.kind for s in _ordered()))
         if not isinstance(kind, str) or kind not in kinds:
             raise ValueError(
                 f"kind must be one of {', '.join(repr(k) for k in kinds)} (or None for every "
                 f"metric); got {kind!r}."
             )
-    return [n for n, s in _REGISTRY.items() if kind is None or s.kind == kind]
+    return [s.name for s in _ordered() if kind is None or s.kind == kind]
+
+
+def _ordered() -> list[MetricSpec]:
+    """The specs by kind (the order of :data:`KIND_DEFAULTS`, then other kinds), each kind in
+    registration order: the listing does not depend on the order in which modules import."""
+    rank = {k: i for i, k in enumerate(KIND_DEFAULTS)}
+    return sorted(_REGISTRY.values(), key=lambda s: rank.get(s.kind, len(rank)))

@@ -13,7 +13,7 @@ table of every model, the paired differences of :func:`ordmetrics.compare`, the 
 curves overlaid and the other figures of every model. The figures sit in a CSS grid that
 follows the width of the window; long class names are wrapped and legends sit under the plots.
 
-This module is a front like :mod:`ordmetrics.frame`: the estimates come from
+This module is a front like :mod:`ordmetrics.io.frames`: the estimates come from
 :func:`ordmetrics.evaluate`, the intervals from :func:`ordmetrics.bootstrap` on the rows of
 each group (the groups of :func:`ordmetrics.evaluate`), the figures from :mod:`ordmetrics.plot`
 and the worst predictions from :func:`ordmetrics.worst_predictions`. matplotlib is needed for
@@ -35,13 +35,16 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import frame as _frame
-from ._io import MissingDependencyError
-from ._progress import progress
-from ._registry import list_metrics
-from ._warnings import collect as collect_warnings
-from .decisions import decide
-from .evaluation import bootstrap, worst_predictions
+from ordmetrics._core.progress import progress
+from ordmetrics._core.registry import list_metrics
+from ordmetrics._core.warnings import collect as collect_warnings
+from ordmetrics.evaluation import (
+    bootstrap,
+    worst_predictions,
+)
+from ordmetrics.io import frames as _frame
+from ordmetrics.io.readers import MissingDependencyError
+from ordmetrics.metrics.decisions import decide
 
 __all__ = ["build_report", "metric_table", "require_matplotlib", "write_report"]
 
@@ -70,7 +73,7 @@ def _read(
 ) -> Any:
     """Read ``data`` exactly as :func:`ordmetrics.evaluate` does (one reader, same groups).
 
-    Returns a :class:`ordmetrics.frame.FrameData` whose ``groups`` is ``[None]`` (all rows)
+    Returns a :class:`ordmetrics.io.frames.FrameData` whose ``groups`` is ``[None]`` (all rows)
     when there is no ``by``.
     """
     read = _frame.read_frame(
@@ -252,7 +255,7 @@ def metric_table(
     Examples
     --------
     >>> import pandas as pd
-    >>> from ordmetrics.report import metric_table
+    >>> from ordmetrics.report.html import metric_table
     >>> df = pd.DataFrame({
     ...     "grade": [0, 1, 2, 1, 0, 2],
     ...     "p0": [0.7, 0.2, 0.1, 0.3, 0.6, 0.1],
@@ -367,7 +370,7 @@ def _differences(
     ``difference`` (a - b), ``low``, ``high``, ``p_value`` and ``better`` (a model name or
     None).
     """
-    from .evaluation import compare
+    from ordmetrics.evaluation import compare
 
     ms = _frame._as_metric_set(metrics)
     pairs = [(other, ds[0]) for other in ds[1:]]  # every model against the first
@@ -586,7 +589,7 @@ def _differences_html(diffs: Sequence[Mapping[str, Any]], level: float) -> str:
 
 
 def require_matplotlib() -> None:
-    """Raise :class:`~ordmetrics._io.MissingDependencyError` unless matplotlib is importable."""
+    """Raise :class:`~ordmetrics.io.readers.MissingDependencyError` unless matplotlib imports."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -702,7 +705,7 @@ def _retention_html(
     """The retention-curve section: one model, or the models overlaid per ranking rule."""
     from matplotlib.figure import Figure
 
-    from . import plot
+    from ordmetrics.report import plot
 
     rules = list(list_metrics("scoring_rule"))
     parts = ['<section id="retention">\n<h2>Retention curves</h2>']
@@ -801,7 +804,7 @@ def _figures(
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    from . import plot
+    from ordmetrics.report import plot
 
     n = ds[0][1].inputs.P.shape[0]
     keep = ~_missing_truth(ds[0][1].inputs.truth)
@@ -1020,7 +1023,7 @@ def build_report(
     Examples
     --------
     >>> from ordmetrics.datasets import load_diamonds_cut_frame, CUT_LABELS
-    >>> from ordmetrics.report import build_report
+    >>> from ordmetrics.report.html import build_report
     >>> df = load_diamonds_cut_frame("pandas").head(300)
     >>> page = build_report(df, truth="cut", labels=list(CUT_LABELS), n_resamples=20,
     ...                     proba={"hgb": "hgb_", "logit": "logit_"})
@@ -1029,7 +1032,7 @@ def build_report(
     >>> 'id="differences"' in page
     True
     """
-    from . import __version__
+    from ordmetrics import __version__
 
     require_matplotlib()
     models = _as_models(proba)

@@ -33,13 +33,27 @@ from typing import Any
 
 import numpy as np
 
-from . import _xp  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
-from ._docs import fill_doc
-from ._numerics import scale_counts, scale_weights
-from ._registry import register
-from ._validation import Prepared, check_flag, check_option, prepare_hard
-from ._warnings import warn_undefined
-from .decisions import COSTS, builtin_matrix, check_matrix
+from ordmetrics._core import (
+    array_api as _xp,  # array-API dispatch (PyTorch, JAX, CuPy); imports nothing optional
+)
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.numerics import (
+    scale_counts,
+    scale_weights,
+)
+from ordmetrics._core.registry import register
+from ordmetrics._core.validation import (
+    Prepared,
+    check_flag,
+    check_option,
+    prepare_hard,
+)
+from ordmetrics._core.warnings import warn_undefined
+from ordmetrics.metrics.decisions import (
+    COSTS,
+    builtin_matrix,
+    check_matrix,
+)
 
 __all__ = [
     "accuracy",
@@ -63,7 +77,7 @@ NORMALIZE = ("true", "pred", "all")
 #: a larger one means the inputs are not class indices (the K x K table would be huge).
 MAX_IMPLIED_CLASSES = 4096
 
-#: The parameters every metric shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The parameters every metric shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true)s
     %(y_pred)s
@@ -293,7 +307,7 @@ def _scalar(
     **options: Any,
 ) -> float:
     """Prepare the inputs, build one confusion matrix and evaluate ``name`` on it."""
-    # ---- array-API dispatch: device arrays are counted on their device (ordmetrics._xp) ------
+    # ---- array-API dispatch: device arrays are counted on their device (_core.array_api) ------
     if _xp.is_device_array(y_pred) or _xp.is_device_array(y_true):
         return _xp.agreement_scalar(
             name, y_true, y_pred, labels, sample_weight, nan_policy, **options
@@ -303,7 +317,9 @@ def _scalar(
     f = counts_evaluator(name, prep.n_classes, **options)
     if prep.propagate:
         return math.nan
-    w, _ = scale_weights(prep.weight)  # exact; the counts cannot overflow (ordmetrics._numerics)
+    w, _ = scale_weights(
+        prep.weight
+    )  # exact; the counts cannot overflow (ordmetrics._core.numerics)
     counts = _counts(replace(prep, weight=w))
     return warn_if_undefined(name, float(f(counts)))
 
@@ -369,14 +385,14 @@ def confusion_matrix(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import confusion_matrix
+    >>> from ordmetrics.metrics.agreement import confusion_matrix
     >>> confusion_matrix([0, 1, 3, 3], [0, 2, 3, 1])
     array([[1, 0, 0, 0],
            [0, 0, 1, 0],
            [0, 0, 0, 0],
            [0, 1, 0, 1]])
     """
-    # ---- array-API dispatch: device arrays are counted on their device (ordmetrics._xp) ------
+    # ---- array-API dispatch: device arrays are counted on their device (_core.array_api) ------
     if _xp.is_device_array(y_pred) or _xp.is_device_array(y_true):
         return _xp.confusion_matrix(
             y_true,
@@ -478,7 +494,7 @@ def kappa(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import kappa
+    >>> from ordmetrics.metrics.agreement import kappa
     >>> round(kappa([0, 1, 2, 2], [0, 2, 2, 1]), 6)
     0.2
     >>> round(kappa([0, 1, 2, 2], [0, 2, 2, 1], weights="linear"), 6)
@@ -532,7 +548,7 @@ def qwk(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import qwk
+    >>> from ordmetrics.metrics.agreement import qwk
     >>> round(qwk([0, 2, 5], [0, 5, 5]), 6)  # 70/97 over the six classes 0..5
     0.721649
     """
@@ -592,7 +608,7 @@ default "absolute"
 
     Examples
     --------
-    >>> from ordmetrics.agreement import expected_cost
+    >>> from ordmetrics.metrics.agreement import expected_cost
     >>> expected_cost([0, 1, 2, 2], [0, 2, 2, 0], costs="squared")
     1.25
     >>> round(expected_cost([0, 1, 2, 2], [0, 2, 2, 0], costs="squared", normalize=True), 6)
@@ -648,7 +664,7 @@ def mae(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import mae
+    >>> from ordmetrics.metrics.agreement import mae
     >>> mae(["low", "high", "mid"], ["low", "low", "high"], labels=["low", "mid", "high"])
     1.0
     """
@@ -699,7 +715,7 @@ def amae(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import amae
+    >>> from ordmetrics.metrics.agreement import amae
     >>> amae([0, 0, 0, 2], [0, 0, 0, 0])  # class 0: MAE 0, class 2: MAE 2
     1.0
     """
@@ -745,7 +761,7 @@ def mmae(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import mmae
+    >>> from ordmetrics.metrics.agreement import mmae
     >>> mmae([0, 0, 0, 2], [0, 0, 0, 0])
     2.0
     """
@@ -788,7 +804,7 @@ def accuracy(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import accuracy
+    >>> from ordmetrics.metrics.agreement import accuracy
     >>> accuracy([0, 1, 2, 2], [0, 2, 2, 1])
     0.5
     """
@@ -849,7 +865,7 @@ def within_k_accuracy(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import within_k_accuracy
+    >>> from ordmetrics.metrics.agreement import within_k_accuracy
     >>> within_k_accuracy([0, 1, 3, 3], [0, 2, 3, 1])
     0.75
     >>> within_k_accuracy([0, 1, 3, 3], [0, 2, 3, 1], k=2)
@@ -902,7 +918,7 @@ def macro_f1(
 
     Examples
     --------
-    >>> from ordmetrics.agreement import macro_f1
+    >>> from ordmetrics.metrics.agreement import macro_f1
     >>> round(macro_f1([0, 1, 3, 3], [0, 2, 3, 1]), 6)  # class 2 counts, F1 = 0
     0.416667
     """

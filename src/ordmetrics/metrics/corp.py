@@ -43,11 +43,11 @@ Ties. Probabilities as given (``top_label``, ``class``) are tied when exactly eq
 cumulative forecasts F_k are sums that ordmetrics computes, whose rounding can differ between
 two rows with the same F_k in real numbers (``0.1 + 0.2`` and ``0.2 + 0.1`` differ in the last
 bit); they are grouped by the tie rule that all of ordmetrics uses for computed values
-(:mod:`ordmetrics._numerics`): sorted neighbours within 1e-12 (relative above 1) are tied, the
+(:mod:`ordmetrics._core.numerics`): sorted neighbours within 1e-12 (relative above 1) are tied, the
 groups are the chains of tied neighbours, and a group shows as its smallest value. The scores
 S themselves use the forecasts as computed, so that they equal :func:`~ordmetrics.brier` and
 :func:`~ordmetrics.rps`. Weights are scaled by an exact power of two first (the weight rule of
-:mod:`ordmetrics._numerics`), so every result is the same for w and c w.
+:mod:`ordmetrics._core.numerics`), so every result is the same for w and c w.
 
 The functions are not registered metrics: a registered calibration metric returns one float
 that :mod:`ordmetrics.stream` accumulates from fixed-size bin sums, while the PAV blocks need
@@ -64,12 +64,20 @@ from typing import Any
 
 import numpy as np
 
-from . import _pav
-from ._docs import fill_doc
-from ._numerics import scale_weights
-from ._validation import _type_name, check_flag, check_option, prepare_proba
-from .calibration import event_forecasts, event_names
-from .evaluation.resampling import _make_rng
+from ordmetrics._core import pav as _pav
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.numerics import scale_weights
+from ordmetrics._core.validation import (
+    check_flag,
+    check_option,
+    prepare_proba,
+    type_name,
+)
+from ordmetrics.evaluation.resampling import _make_rng
+from ordmetrics.metrics.calibration import (
+    event_forecasts,
+    event_names,
+)
 
 __all__ = [
     "CorpCurve",
@@ -99,7 +107,7 @@ _PARAMS = """\
 
 def computed_forecasts(event: str) -> bool:
     """Whether ordmetrics computes the forecasts of ``event`` (grouped by the tie rule of
-    :mod:`ordmetrics._numerics`, 1e-12) rather than taking them as given (exact ties)."""
+    :mod:`ordmetrics._core.numerics`, 1e-12) rather than taking them as given (exact ties)."""
     return event == "cumulative"
 
 
@@ -117,7 +125,7 @@ def _prepare(
     renormalize: bool,
 ) -> tuple[Any, np.ndarray, np.ndarray, int]:
     """Validated inputs (as the binned calibration functions validate them), P, the weights
-    scaled by 2^-e (exact; :func:`ordmetrics._numerics.scale_weights`) and e."""
+    scaled by 2^-e (exact; :func:`ordmetrics._core.numerics.scale_weights`) and e."""
     prep = prepare_proba(
         y_true,
         y_proba,
@@ -322,7 +330,7 @@ def _check_resamples(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
         raise TypeError(
             f"n_resamples must be a non-negative integer (resamples behind the consistency "
-            f"bands, 0 for none), e.g. n_resamples=100; got {_type_name(n)} {n!r}."
+            f"bands, 0 for none), e.g. n_resamples=100; got {type_name(n)} {n!r}."
         )
     if n < 0:
         raise ValueError(f"n_resamples must be a non-negative integer, e.g. 100; got {int(n)}.")
@@ -332,7 +340,7 @@ def _check_resamples(n: Any) -> int:
 def _check_level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, int | float | np.number):
         raise TypeError(
-            f"level must be a number in (0, 1), e.g. level=0.9; got {_type_name(level)} {level!r}."
+            f"level must be a number in (0, 1), e.g. level=0.9; got {type_name(level)} {level!r}."
         )
     if not 0.0 < float(level) < 1.0:
         raise ValueError(f"level must lie in (0, 1), e.g. level=0.9; got {level!r}.")
@@ -416,7 +424,7 @@ def corp_reliability(
     Ranges: MCB in [0, 1], lower is better, 0 exactly when the forecast is its own
     recalibration (up to rounding); DSC in [0, UNC], higher is better; UNC in [0, 1/4]
     depends on the outcomes only. Ties: exact for given probabilities, the 1e-12 rule of
-    :mod:`ordmetrics._numerics` for the cumulative sums F_k (see the module notes). Rows of
+    :mod:`ordmetrics._core.numerics` for the cumulative sums F_k (see the module notes). Rows of
     weight 0 take no part.
 
     Consistency bands: under the hypothesis that the forecast is calibrated, P(o = 1 | x) = x,
@@ -440,7 +448,7 @@ def corp_reliability(
     --------
     Forecasts 0.2, 0.4, 0.6, 0.8 with outcomes 0, 1, 0, 1: PAV pools the middle pair.
 
-    >>> from ordmetrics.corp import corp_reliability
+    >>> from ordmetrics.metrics.corp import corp_reliability
     >>> P = [[0.8, 0.2], [0.6, 0.4], [0.4, 0.6], [0.2, 0.8]]
     >>> r = corp_reliability([0, 1, 0, 1], P, event="class")
     >>> c = r.curves[1]
@@ -604,7 +612,7 @@ def corp_decomposition(
     DSC = 1/9 and MCB = 1.04/6 - 1/9; threshold y <= 1 adds its own parts.
 
     >>> import ordmetrics as om
-    >>> from ordmetrics.corp import corp_decomposition
+    >>> from ordmetrics.metrics.corp import corp_decomposition
     >>> y = [0, 1, 2, 2, 1, 0]
     >>> P = [[0.6, 0.3, 0.1], [0.5, 0.3, 0.2], [0.1, 0.3, 0.6],
     ...      [0.3, 0.3, 0.4], [0.2, 0.6, 0.2], [0.3, 0.4, 0.3]]

@@ -62,7 +62,7 @@ def set_compile_hook(hook: Callable[[str], Any] | None) -> Callable[[str], Any] 
 
     Examples
     --------
-    >>> from ordmetrics._jit import set_compile_hook
+    >>> from ordmetrics._core.jit import set_compile_hook
     >>> previous = set_compile_hook(print)
     >>> set_compile_hook(previous) is print
     True

@@ -41,7 +41,7 @@ def sum_tolerance(dtype: np.dtype, n_classes: int) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _fmt_rows(rows: np.ndarray, limit: int = 5) -> str:
+def fmt_rows(rows: np.ndarray, limit: int = 5) -> str:
     rows = np.asarray(rows)
     shown = ", ".join(str(int(r)) for r in rows[:limit])
     more = f" and {rows.size - limit} more" if rows.size > limit else ""
@@ -49,13 +49,13 @@ def _fmt_rows(rows: np.ndarray, limit: int = 5) -> str:
     return f"{noun} {shown}{more}"
 
 
-def _fmt_values(values: Sequence[Any], limit: int = 5) -> str:
+def fmt_values(values: Sequence[Any], limit: int = 5) -> str:
     shown = ", ".join(repr(v) for v in list(values)[:limit])
     more = f", ... ({len(values) - limit} more)" if len(values) > limit else ""
     return shown + more
 
 
-def _type_name(x: Any) -> str:
+def type_name(x: Any) -> str:
     t = type(x)
     return f"{t.__module__}.{t.__qualname__}" if t.__module__ != "builtins" else t.__qualname__
 
@@ -78,7 +78,7 @@ def check_flag(value: Any, name: str) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
     raise TypeError(
-        f"{name} must be True or False; got {_type_name(value)} {value!r}. Flags are not read "
+        f"{name} must be True or False; got {type_name(value)} {value!r}. Flags are not read "
         f"by truthiness: pass {name}=True or {name}=False."
     )
 
@@ -174,12 +174,12 @@ def real_input(x: Any, name: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def _is_pandas(x: Any, *names: str) -> bool:
+def is_pandas(x: Any, *names: str) -> bool:
     pd = sys.modules.get("pandas")
     return pd is not None and any(isinstance(x, getattr(pd, n)) for n in names)
 
 
-def _is_polars(x: Any, *names: str) -> bool:
+def is_polars(x: Any, *names: str) -> bool:
     pl = sys.modules.get("polars")
     return pl is not None and any(isinstance(x, getattr(pl, n)) for n in names)
 
@@ -190,30 +190,30 @@ def _check_array_like(x: Any, name: str, expected: str) -> None:
     NumPy would turn each of them into a 0-D object array, whose message says nothing useful.
     """
     if x is None or isinstance(x, str | bytes | int | float | complex | np.generic):
-        what = "None" if x is None else f"{_type_name(x)} {x!r}"
+        what = "None" if x is None else f"{type_name(x)} {x!r}"
         raise TypeError(f"{name} must be {expected}; got {what}.")
     if isinstance(x, Set | Mapping | MappingView):
-        kind = "a set" if isinstance(x, Set) else f"a {_type_name(x)}"
+        kind = "a set" if isinstance(x, Set) else f"a {type_name(x)}"
         raise TypeError(
             f"{name} must be {expected}; got {kind}, which has no row order. Pass a list, tuple "
             "or NumPy array."
         )
     if isinstance(x, Iterator):
         raise TypeError(
-            f"{name} must be {expected}; got an iterator ({_type_name(x)}), which can be read "
+            f"{name} must be {expected}; got an iterator ({type_name(x)}), which can be read "
             f"only once. Pass a list or NumPy array, e.g. {name}=list(...)."
         )
 
 
 def _squeeze_frame(x: Any, name: str) -> Any:
     """A one-column data frame becomes its column; more columns is an error."""
-    if _is_pandas(x, "DataFrame") or _is_polars(x, "DataFrame"):
+    if is_pandas(x, "DataFrame") or is_polars(x, "DataFrame"):
         if x.shape[1] != 1:
             raise ValueError(
                 f"{name} must be one column of class labels; got a data frame with "
                 f"{x.shape[1]} columns. Pass the column itself, e.g. df['grade']."
             )
-        return x.iloc[:, 0] if _is_pandas(x, "DataFrame") else x.to_series(0)
+        return x.iloc[:, 0] if is_pandas(x, "DataFrame") else x.to_series(0)
     return x
 
 
@@ -228,7 +228,7 @@ def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") 
     Value checks (range, NaN, row sums) are left to the kernels and :func:`find_problems`.
     """
     renormalize = check_flag(renormalize, "renormalize")
-    if _is_pandas(y_proba, "DataFrame") or _is_polars(y_proba, "DataFrame"):
+    if is_pandas(y_proba, "DataFrame") or is_polars(y_proba, "DataFrame"):
         arr = y_proba.to_numpy()
     else:
         _check_array_like(y_proba, name, "a 2-D array of probabilities (n_samples, n_classes)")
@@ -237,7 +237,7 @@ def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") 
         except (ValueError, TypeError) as exc:
             raise TypeError(
                 f"{name} must be a 2-D array of probabilities (n_samples, n_classes); "
-                f"could not convert {_type_name(y_proba)} to an array ({exc})."
+                f"could not convert {type_name(y_proba)} to an array ({exc})."
             ) from None
     check_real(arr, name)
     if arr.dtype == object or arr.dtype.kind not in "fiub":
@@ -282,14 +282,14 @@ def _renormalize(p: np.ndarray, name: str) -> np.ndarray:
         negative = (p < 0).any(axis=1)
     if negative.any():
         raise ValueError(
-            f"{name} has negative values in {_fmt_rows(np.flatnonzero(negative))}; "
+            f"{name} has negative values in {fmt_rows(np.flatnonzero(negative))}; "
             "renormalize=True only rescales rows of non-negative values."
         )
     s = p.sum(axis=1, keepdims=True, dtype=np.float64)
     zero = s[:, 0] == 0
     if zero.any():
         raise ValueError(
-            f"{name} sums to 0 in {_fmt_rows(np.flatnonzero(zero))}, which cannot be renormalized."
+            f"{name} sums to 0 in {fmt_rows(np.flatnonzero(zero))}, which cannot be renormalized."
         )
     with np.errstate(invalid="ignore"):
         return np.ascontiguousarray(p / s, dtype=p.dtype)
@@ -320,17 +320,17 @@ def check_labels(
     """
     if isinstance(labels, Set | Mapping | MappingView):
         raise TypeError(
-            f"labels must list the class labels in ordinal order; got {_type_name(labels)} "
+            f"labels must list the class labels in ordinal order; got {type_name(labels)} "
             f"{labels!r}, which has no order (its iteration order is not the order of the "
             "classes). Pass a list, tuple or array in ordinal order, e.g. labels=[...]."
         )
     if isinstance(labels, Iterator):
         raise TypeError(
             f"labels must list the class labels in ordinal order; got an iterator "
-            f"({_type_name(labels)}), which can be read only once. Pass a list, e.g. "
+            f"({type_name(labels)}), which can be read only once. Pass a list, e.g. "
             "labels=list(...)."
         )
-    if _is_pandas(labels, "Index", "Series") or _is_polars(labels, "Series"):
+    if is_pandas(labels, "Index", "Series") or is_polars(labels, "Series"):
         labels = labels.to_list()
     labels = _masked_as_missing_labels(labels)
     if isinstance(labels, np.ndarray):
@@ -345,13 +345,13 @@ def check_labels(
     else:
         raise TypeError(
             f"labels must be a list of the class labels in ordinal order; got "
-            f"{_type_name(labels)} {labels!r}."
+            f"{type_name(labels)} {labels!r}."
         )
     try:
         distinct = len(set(out))
     except TypeError:
         raise TypeError(
-            f"labels must be hashable values (numbers or strings); got {_fmt_values(out)}."
+            f"labels must be hashable values (numbers or strings); got {fmt_values(out)}."
         ) from None
     gaps = [i for i, v in enumerate(out) if _is_missing_scalar(v)]
     if gaps:
@@ -366,7 +366,7 @@ def check_labels(
         dups = [v for v in out if v in seen or seen.add(v)]  # type: ignore[func-returns-value]
         verb = "appears" if len(dups) == 1 else "appear"
         raise ValueError(
-            f"labels must be distinct; {_fmt_values(dups)} {verb} more than once in {list(out)!r}."
+            f"labels must be distinct; {fmt_values(dups)} {verb} more than once in {list(out)!r}."
         )
     if n_classes is not None and len(out) != n_classes:
         raise ValueError(
@@ -392,7 +392,7 @@ def _check_bool_mix(values: Any, name: str) -> None:
         return
     if any(not isinstance(v, bool | np.bool_) and not _is_missing_scalar(v) for v in values):
         raise TypeError(
-            f"{name} mixes booleans with other values ({_fmt_values(list(values)[:6])}); "
+            f"{name} mixes booleans with other values ({fmt_values(list(values)[:6])}); "
             "True would silently count as 1 and False as 0. Use class indices (integers) "
             "throughout, or booleans throughout with labels=[False, True]."
         )
@@ -400,7 +400,7 @@ def _check_bool_mix(values: Any, name: str) -> None:
 
 def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
     """(codes, categories, ordered) of a pandas Categorical / polars Enum or Categorical."""
-    if _is_pandas(y, "Series", "Index", "Categorical"):
+    if is_pandas(y, "Series", "Index", "Categorical"):
         import pandas as pd
 
         dtype = y.dtype
@@ -412,7 +412,7 @@ def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
                 bool(dtype.ordered),
             )
         return None
-    if _is_polars(y, "Series"):
+    if is_polars(y, "Series"):
         import polars as pl
 
         dtype = y.dtype
@@ -423,11 +423,11 @@ def _categorical_parts(y: Any) -> tuple[np.ndarray, list[Any], bool] | None:
     return None
 
 
-def _missing_of_frame_column(y: Any) -> np.ndarray | None:
-    if _is_pandas(y, "Series", "Index"):
+def missing_of_frame_column(y: Any) -> np.ndarray | None:
+    if is_pandas(y, "Series", "Index"):
         m = np.asarray(y.isna())
         return m if m.any() else None
-    if _is_polars(y, "Series"):
+    if is_polars(y, "Series"):
         m = y.is_null().to_numpy()
         if y.dtype.is_float():
             m = m | y.is_nan().fill_null(False).to_numpy()
@@ -435,7 +435,7 @@ def _missing_of_frame_column(y: Any) -> np.ndarray | None:
     return None
 
 
-def _object_missing(arr: np.ndarray) -> np.ndarray:
+def object_missing(arr: np.ndarray) -> np.ndarray:
     """Missing entries of an object array: None, float NaN, pandas NA/NaT."""
     pd = sys.modules.get("pandas")
     if pd is not None:
@@ -494,7 +494,7 @@ def encode_labels(
             if n_classes is not None and len(cats) != n_classes:
                 raise ValueError(
                     f"{name} is an ordered categorical with {len(cats)} categories "
-                    f"{_fmt_values(cats)} but {proba_name} has {n_classes} columns; the "
+                    f"{fmt_values(cats)} but {proba_name} has {n_classes} columns; the "
                     f"categories must match the columns of {proba_name} one to one (or pass "
                     "labels=)."
                 )
@@ -508,8 +508,8 @@ def encode_labels(
             if unknown.any():
                 bad = sorted({cats[c] for c in codes[unknown]}, key=str)
                 raise ValueError(
-                    f"{name} has values not in labels: {_fmt_values(bad)} (in "
-                    f"{_fmt_rows(np.flatnonzero(unknown))}). labels is {list(labels)!r}; add "
+                    f"{name} has values not in labels: {fmt_values(bad)} (in "
+                    f"{fmt_rows(np.flatnonzero(unknown))}). labels is {list(labels)!r}; add "
                     "the missing classes to labels (and columns to y_proba) or drop those rows."
                 )
             if ordered:
@@ -523,14 +523,14 @@ def encode_labels(
             out_labels = labels
         return Encoded(result, missing if missing.any() else None, out_labels)
 
-    if _is_polars(y, "Series"):
+    if is_polars(y, "Series"):
         import polars as pl
 
         if isinstance(y.dtype, pl.Categorical):  # unordered: its values, like any strings
             y = y.cast(pl.String)
-    frame_missing = _missing_of_frame_column(y)
-    if _is_pandas(y, "Series", "Index") or _is_polars(y, "Series"):
-        if frame_missing is not None and _is_polars(y, "Series"):
+    frame_missing = missing_of_frame_column(y)
+    if is_pandas(y, "Series", "Index") or is_polars(y, "Series"):
+        if frame_missing is not None and is_polars(y, "Series"):
             arr = np.asarray(y.to_list(), dtype=object)
         else:
             arr = y.to_numpy()
@@ -540,7 +540,7 @@ def encode_labels(
         except (ValueError, TypeError) as exc:
             raise TypeError(
                 f"{name} must be a 1-D array of class labels; could not convert "
-                f"{_type_name(y)} ({exc})."
+                f"{type_name(y)} ({exc})."
             ) from None
     if (
         isinstance(y, list | tuple)
@@ -575,7 +575,7 @@ def _encode_array(
     if kind == "O" or kind == "f":
         if kind == "O":
             _check_bool_mix(arr, name)
-            miss = _object_missing(arr)
+            miss = object_missing(arr)
         else:
             miss = np.isnan(arr)
         if missing is not None:
@@ -608,16 +608,16 @@ def _encode_integers(
             rows = np.flatnonzero(frac)
             raise ValueError(
                 f"{name} must hold integer class indices {span}; got non-integer "
-                f"values {_fmt_values(arr[rows].tolist())} in {_fmt_rows(rows)}. Pass the class "
+                f"values {fmt_values(arr[rows].tolist())} in {fmt_rows(rows)}. Pass the class "
                 "index of each row (or labels= if the classes have other names)."
             )
         big = np.abs(vals) > 2**53
         if big.any():
             rows = np.flatnonzero(big)
-            shown = _fmt_values(arr[rows].tolist())
+            shown = fmt_values(arr[rows].tolist())
             raise ValueError(
                 f"{name} must hold integer class indices {span}; got {shown} in "
-                f"{_fmt_rows(rows)}. Pass the class index of each row."
+                f"{fmt_rows(rows)}. Pass the class index of each row."
             )
         codes = vals.astype(np.int64)
         if missing is not None:
@@ -654,7 +654,7 @@ def _encode_integers(
         sample = arr if missing is None else arr[~missing]
         values = list(dict.fromkeys(sample[:1000].tolist()))
         raise TypeError(
-            f"{name} holds labels such as {_fmt_values(values, 4)} but labels= was not given. "
+            f"{name} holds labels such as {fmt_values(values, 4)} but labels= was not given. "
             "Non-integer labels have no order that ordmetrics could know (they are never sorted "
             "silently): pass labels=[...] listing them in ordinal order, which is the column "
             "order of y_proba, or use an ordered pandas Categorical / polars Enum."
@@ -667,16 +667,16 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 
 def _raise_too_large(arr: np.ndarray, rows: np.ndarray, name: str, span: str) -> None:
     """Class indices beyond int64 are out of range whatever K is: say so with their values."""
-    shown = _fmt_values(list(dict.fromkeys(int(v) for v in arr[rows].tolist())))
+    shown = fmt_values(list(dict.fromkeys(int(v) for v in arr[rows].tolist())))
     raise ValueError(
-        f"{name} must hold class indices {span}; got {shown} in {_fmt_rows(rows)}. If your "
+        f"{name} must hold class indices {span}; got {shown} in {fmt_rows(rows)}. If your "
         "classes are numbered differently, pass labels=[...] with the class of each column."
     )
 
 
 def _float_or_nan(arr: np.ndarray) -> np.ndarray:
     out = np.full(arr.size, np.nan)
-    keep = ~_object_missing(arr)
+    keep = ~object_missing(arr)
     out[keep] = np.asarray(arr[keep].tolist(), dtype=float)
     return out
 
@@ -737,7 +737,7 @@ def _encode_with_labels(
             rows = np.flatnonzero(~missing)[rows]
         unknown = list(dict.fromkeys(values[bad].tolist()))
         raise ValueError(
-            f"{name} has values not in labels: {_fmt_values(unknown)} (in {_fmt_rows(rows)}). "
+            f"{name} has values not in labels: {fmt_values(unknown)} (in {fmt_rows(rows)}). "
             f"labels is {list(labels)!r}; every label must be listed, in ordinal order."
         )
     codes[keep] = sub
@@ -754,7 +754,7 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     if sample_weight is None:
         return None
     w = _squeeze_frame(sample_weight, "sample_weight")
-    if _is_pandas(w, "Series") or _is_polars(w, "Series"):
+    if is_pandas(w, "Series") or is_polars(w, "Series"):
         w = w.to_numpy()
     w = real_input(w, "sample_weight")  # no text, no complex; masked entries are missing
     try:
@@ -762,7 +762,7 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     except (ValueError, TypeError):
         raise TypeError(
             f"sample_weight must be numbers (one non-negative frequency weight per row); "
-            f"got {_type_name(sample_weight)} that could not be converted to float."
+            f"got {type_name(sample_weight)} that could not be converted to float."
         ) from None
     if w.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D; got shape {w.shape}.")
@@ -841,11 +841,11 @@ def find_problems(
     if missing.any() and nan_policy == "raise":
         parts = []
         if proba_nan.any():
-            parts.append(f"{name} has NaN in {_fmt_rows(np.flatnonzero(proba_nan))}")
+            parts.append(f"{name} has NaN in {fmt_rows(np.flatnonzero(proba_nan))}")
         if y_missing is not None and y_missing.any():
-            parts.append(f"y_true is missing in {_fmt_rows(np.flatnonzero(y_missing))}")
+            parts.append(f"y_true is missing in {fmt_rows(np.flatnonzero(y_missing))}")
         if w_nan is not None and w_nan.any():
-            parts.append(f"sample_weight is NaN in {_fmt_rows(np.flatnonzero(w_nan))}")
+            parts.append(f"sample_weight is NaN in {fmt_rows(np.flatnonzero(w_nan))}")
         raise ValueError(
             "; ".join(parts) + ". Pass nan_policy='omit' to drop those rows or "
             "nan_policy='propagate' to get NaN."
@@ -855,7 +855,7 @@ def find_problems(
         inf_rows = np.isinf(proba).any(axis=1) & ok
         if inf_rows.any():
             raise ValueError(
-                f"{name} has infinite values in {_fmt_rows(np.flatnonzero(inf_rows))}; "
+                f"{name} has infinite values in {fmt_rows(np.flatnonzero(inf_rows))}; "
                 "probabilities must be finite numbers in [0, 1]."
             )
         out = ((proba < 0) | (proba > 1)).any(axis=1) & ok
@@ -863,7 +863,7 @@ def find_problems(
         rows = np.flatnonzero(out)
         r = rows[0]
         raise ValueError(
-            f"{name} must lie in [0, 1]; values outside it in {_fmt_rows(rows)} (row {r}: "
+            f"{name} must lie in [0, 1]; values outside it in {fmt_rows(rows)} (row {r}: "
             f"{proba[r].tolist()}). Are these logits or scores? Apply a softmax first; "
             "ordmetrics never clips silently."
         )
@@ -875,7 +875,7 @@ def find_problems(
         r = rows[0]
         raise ValueError(
             f"rows of {name} must sum to 1 (tolerance {tol:g}); they do not in "
-            f"{_fmt_rows(rows)} (row {r} sums to {sums[r]:.10g}). "
+            f"{fmt_rows(rows)} (row {r} sums to {sums[r]:.10g}). "
             + (
                 "Pass renormalize=True to rescale each row to sum 1."
                 if renormalize_hint
@@ -891,10 +891,10 @@ def find_problems(
         if labels is None:
             raise ValueError(
                 f"y_true must hold class indices 0..{k - 1} ({name} has {k} columns); got "
-                f"{_fmt_values(vals)} in {_fmt_rows(rows)}. If your classes are numbered "
+                f"{fmt_values(vals)} in {fmt_rows(rows)}. If your classes are numbered "
                 "differently (e.g. from 1), pass labels=[...] with the class of each column."
             )
-        raise ValueError(f"y_true has codes outside 0..{k - 1} in {_fmt_rows(rows)}.")
+        raise ValueError(f"y_true has codes outside 0..{k - 1} in {fmt_rows(rows)}.")
     if weight is not None:
         wk = weight[ok]
         with np.errstate(invalid="ignore"):
@@ -903,11 +903,11 @@ def find_problems(
         if neg.size:
             raise ValueError(
                 f"sample_weight must be non-negative frequency weights; got negative values in "
-                f"{_fmt_rows(neg)} (e.g. {float(weight[neg[0]])!r})."
+                f"{fmt_rows(neg)} (e.g. {float(weight[neg[0]])!r})."
             )
         if inf.size:
             raise ValueError(
-                f"sample_weight must be finite; got infinite values in {_fmt_rows(inf)}. Use "
+                f"sample_weight must be finite; got infinite values in {fmt_rows(inf)}. Use "
                 "finite frequency weights."
             )
     if not ok.any() and nan_policy == "omit":
@@ -953,12 +953,12 @@ def _check_weight_values(w: np.ndarray, rows: np.ndarray | None = None) -> None:
     if neg.size:
         raise ValueError(
             f"sample_weight must be non-negative frequency weights; got negative values in "
-            f"{_fmt_rows(idx[neg])} (e.g. {float(w[neg[0]])!r})."
+            f"{fmt_rows(idx[neg])} (e.g. {float(w[neg[0]])!r})."
         )
     inf = np.flatnonzero(np.isinf(w))
     if inf.size:
         raise ValueError(
-            f"sample_weight must be finite; got infinite values in {_fmt_rows(idx[inf])}. Use "
+            f"sample_weight must be finite; got infinite values in {fmt_rows(idx[inf])}. Use "
             "finite frequency weights."
         )
     if not (w > 0).any():
@@ -976,7 +976,7 @@ def _apply_missing(
         return None, False
     if nan_policy == "raise":
         where = "; ".join(
-            f"{name} is missing (NaN/None) in {_fmt_rows(np.flatnonzero(m))}"
+            f"{name} is missing (NaN/None) in {fmt_rows(np.flatnonzero(m))}"
             for name, m in parts.items()
             if m is not None and m.any()
         )
@@ -1032,7 +1032,7 @@ def check_non_negative_codes(codes: np.ndarray, name: str, keep: np.ndarray | No
         rows = bad if keep is None else np.flatnonzero(keep)[bad]
         raise ValueError(
             f"{name} must hold class indices 0, 1, 2, ...; got negative values "
-            f"{_fmt_values(sorted(set(codes[bad].tolist())))} in {_fmt_rows(rows)}. Pass "
+            f"{fmt_values(sorted(set(codes[bad].tolist())))} in {fmt_rows(rows)}. Pass "
             "labels=[...] to name the classes in ordinal order."
         )
 
@@ -1144,20 +1144,20 @@ def as_scores(y_score: Any, name: str = "y_score") -> np.ndarray:
     """A 1-D float64 array of scores (NaN allowed; the caller applies the nan_policy)."""
     _check_array_like(y_score, name, "a 1-D array of scores, one per row")
     s = _squeeze_frame(y_score, name)
-    if _is_pandas(s, "Series") or _is_polars(s, "Series"):
+    if is_pandas(s, "Series") or is_polars(s, "Series"):
         s = s.to_numpy()
     s = real_input(s, name)  # no text, no complex numbers; masked entries are missing
     try:
         arr = np.asarray(s, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must hold numbers; got {_type_name(y_score)}.") from None
+        raise TypeError(f"{name} must hold numbers; got {type_name(y_score)}.") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one score per row); got shape {arr.shape}.")
     if arr.size == 0:
         raise ValueError(f"{name} is empty (0 rows); there is nothing to score.")
     if np.isinf(arr).any():
         rows = np.flatnonzero(np.isinf(arr))
-        raise ValueError(f"{name} must be finite; got infinite values in {_fmt_rows(rows)}.")
+        raise ValueError(f"{name} must be finite; got infinite values in {fmt_rows(rows)}.")
     return arr
 
 

@@ -26,8 +26,8 @@ Exit codes: 0 on success, 2 on bad input (one line ``ordmetrics: error: ...`` on
 traceback). Any other failure is a bug and shows its traceback.
 
 The commands are a thin front: the numbers come from :func:`ordmetrics.evaluate` and
-:func:`ordmetrics.bootstrap` (through :func:`ordmetrics.report.metric_table`), the report from
-:mod:`ordmetrics.report`.
+:func:`ordmetrics.bootstrap` (through :func:`ordmetrics.report.html.metric_table`), the report from
+:mod:`ordmetrics.report.html`.
 """
 
 from __future__ import annotations
@@ -48,8 +48,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from ._io import (
+from ordmetrics import __version__
+from ordmetrics._core.progress import clear as clear_progress
+from ordmetrics._core.progress import notice
+from ordmetrics._core.registry import (
+    PROPERTY_NAMES,
+    get_metric,
+    list_metrics,
+)
+from ordmetrics.io.readers import (
     STDIN,
     InputError,
     MissingDependencyError,
@@ -60,9 +67,6 @@ from ._io import (
     read_table,
     resolve_columns,
 )
-from ._progress import clear as clear_progress
-from ._progress import notice
-from ._registry import PROPERTY_NAMES, get_metric, list_metrics
 
 #: Output formats of ``ordmetrics evaluate``.
 FORMATS = ("table", "json", "csv")
@@ -130,7 +134,7 @@ def format_table(records: Sequence[dict[str, Any]], by: Sequence[str], intervals
     Parameters
     ----------
     records : sequence of dict
-        The records of :func:`ordmetrics.report.metric_table`.
+        The records of :func:`ordmetrics.report.html.metric_table`.
     by : sequence of str
         The group columns.
     intervals : bool
@@ -186,7 +190,7 @@ def format_json(records: Sequence[dict[str, Any]], by: Sequence[str]) -> str:
     Parameters
     ----------
     records : sequence of dict
-        The records of :func:`ordmetrics.report.metric_table`.
+        The records of :func:`ordmetrics.report.html.metric_table`.
     by : sequence of str
         The group columns.
 
@@ -218,7 +222,7 @@ def format_csv(records: Sequence[dict[str, Any]], by: Sequence[str]) -> str:
     Parameters
     ----------
     records : sequence of dict
-        The records of :func:`ordmetrics.report.metric_table`.
+        The records of :func:`ordmetrics.report.html.metric_table`.
     by : sequence of str
         The group columns.
 
@@ -281,7 +285,10 @@ def _labels(text: str | None, table: Any, truth: str, proba: list[str]) -> list[
     """``--labels`` in the type of the truth column; or an error when string truth has none."""
     import narwhals.stable.v2 as nw
 
-    from ._csv import ColumnTable, labels_option
+    from ordmetrics.io.delimited import (
+        ColumnTable,
+        labels_option,
+    )
 
     if isinstance(table, ColumnTable):  # read without a data-frame library
         return labels_option(text, table, truth, proba, _split)
@@ -331,7 +338,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
             f"--bootstrap must be 0 (no intervals) or at least 2 resamples; got {args.bootstrap}."
         )
     if args.bootstrap > 0:  # the most resamples the core accepts, checked before reading
-        from .evaluation import resampling
+        from ordmetrics.evaluation import resampling
 
         most = getattr(resampling, "MAX_RESAMPLES", None)
         if most is not None and args.bootstrap > most:
@@ -500,7 +507,7 @@ def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], lis
     The columns and labels are checked on the first rows with the same helpers as the
     in-memory path; then the whole file streams through fixed-size accumulators.
     """
-    from .files import evaluate_file
+    from ordmetrics.io.files import evaluate_file
 
     inp = _read_input(args, head=True)
     result: Any = evaluate_file(
@@ -532,7 +539,9 @@ def _stream_records(args: argparse.Namespace) -> tuple[list[dict[str, Any]], lis
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``ordmetrics evaluate``: print the metric table of a file (table, JSON or CSV)."""
-    from ._csv import metric_table  # a data frame's, or a table read without a frame library
+    from ordmetrics.io.delimited import (
+        metric_table,  # a data frame's, or a table read without a frame library
+    )
 
     big = Path(args.file).is_file() and Path(args.file).stat().st_size > STREAM_ABOVE_BYTES
     big = big and importlib.util.find_spec("pyarrow") is not None  # streaming reads with pyarrow
@@ -569,7 +578,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``ordmetrics report``: write the HTML report of a file."""
-    from .report import require_matplotlib, write_report
+    from ordmetrics.report.html import (
+        require_matplotlib,
+        write_report,
+    )
 
     require_matplotlib()
     if not any(importlib.util.find_spec(b) for b in ("pyarrow", "pandas", "polars")):
@@ -761,13 +773,13 @@ def _missing(values: Any) -> Any:
     """Rows of a column or matrix with a missing value (None, NaN)."""
     import numpy as np
 
-    from ._validation import _object_missing
+    from ordmetrics._core.validation import object_missing
 
     arr = np.asarray(values)
     if arr.dtype.kind == "f":
         return np.isnan(arr).any(axis=1) if arr.ndim == 2 else np.isnan(arr)
     if arr.dtype.kind == "O":
-        return _object_missing(arr)
+        return object_missing(arr)
     return np.zeros(arr.shape[0], dtype=bool)
 
 
@@ -893,7 +905,7 @@ def _paired(
     """
     import numpy as np
 
-    from .evaluation import resampling
+    from ordmetrics.evaluation import resampling
 
     difference = float(a.estimate) - float(b.estimate)
     what = f"the difference of {a.metric}"
@@ -942,9 +954,9 @@ def compare_records(
         baseline), ``low`` and ``high`` (the interval of the difference), ``p_value`` and
         ``better`` (the better model's name when the interval excludes 0, else None).
     """
-    from . import frame as _frame
-    from ._progress import progress
-    from .evaluation.resampling import bootstrap
+    from ordmetrics._core.progress import progress
+    from ordmetrics.evaluation.resampling import bootstrap
+    from ordmetrics.io import frames as _frame
 
     metric_set = _frame._as_metric_set(_split(args.metrics, "--metrics") or None)
     data, _source = _compare_input(args)
@@ -1174,7 +1186,7 @@ def _demo_frame(data: dict[str, Any], backend: Any) -> Any:
     import narwhals.stable.v2 as nw
     import numpy as np
 
-    from .datasets import CUT_LABELS
+    from ordmetrics.io.datasets import CUT_LABELS
 
     models = list(data)
     columns: dict[str, Any] = {
@@ -1186,7 +1198,7 @@ def _demo_frame(data: dict[str, Any], backend: Any) -> Any:
             [data[m].y_proba[:, j] for m in models]
         )
     if backend is None:
-        from ._csv import ColumnTable
+        from ordmetrics.io.delimited import ColumnTable
 
         return ColumnTable(columns)
     return nw.from_dict(columns, backend=backend).to_native()
@@ -1194,11 +1206,15 @@ def _demo_frame(data: dict[str, Any], backend: Any) -> Any:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``ordmetrics demo``: the metric table of both example models, and a report."""
-    from ._csv import metric_table
-    from ._io import CSV_BACKENDS
-    from .datasets import CUT_LABELS, MODELS, load_diamonds_cut
-    from .frame import DEFAULT_METRICS
-    from .report import build_report
+    from ordmetrics.io.datasets import (
+        CUT_LABELS,
+        MODELS,
+        load_diamonds_cut,
+    )
+    from ordmetrics.io.delimited import metric_table
+    from ordmetrics.io.frames import DEFAULT_METRICS
+    from ordmetrics.io.readers import CSV_BACKENDS
+    from ordmetrics.report.html import build_report
 
     t0 = time.perf_counter()
     out = _check_out(args.out)
@@ -1248,7 +1264,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"Computed in {time.perf_counter() - t0:.1f} s.\n")
 
     try:
-        from .report import require_matplotlib
+        from ordmetrics.report.html import require_matplotlib
 
         require_matplotlib()
     except MissingDependencyError:
@@ -1293,7 +1309,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """``ordmetrics index``: print the Markdown metric index."""
-    from ._index import metric_index
+    from ordmetrics._core.index import metric_index
 
     print(metric_index(), end="")
     return 0
@@ -1664,7 +1680,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from ._jit import set_compile_hook
+    from ordmetrics._core.jit import set_compile_hook
 
     previous = set_compile_hook(_compile_notice)
     try:

@@ -14,13 +14,13 @@ kendall_tau tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2))                  [-1, 1]  
 ``y_score`` is either a 1-D score per row or a 2-D probability matrix of shape (N, K), which is
 ranked by its expected grade sum_k k p_k (k = 0..K-1). The expected grade is computed, so it
 carries rounding (``[0.4, 0, 0.6]`` and ``[0.2, 0.4, 0.4]`` give 1.2 and 1.2000000000000002):
-expected grades are grouped into ties by the rule of :mod:`ordmetrics._numerics` (sorted
+expected grades are grouped into ties by the rule of :mod:`ordmetrics._core.numerics` (sorted
 neighbours within 1e-12 max(1, |a|, |b|) of each other are tied, chained into groups), which
 never depends on the row order. A 1-D score is the caller's and is compared exactly.
 
 Weights are frequency weights: a row of integer weight w counts exactly as w repeated rows (so
 it forms w (w - 1) / 2 pairs with itself, tied in both y and s, and w_i w_j pairs with row j).
-They are scaled by an exact power of two first (:func:`ordmetrics._numerics.scale_weights`),
+They are scaled by an exact power of two first (:func:`ordmetrics._core.numerics.scale_weights`),
 so every result is the same for w and c w, and rows of weight 0 take no part (not even in the
 tie groups).
 
@@ -42,24 +42,28 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill_doc
-from ._jit import njit
-from ._numerics import TIE_TOLERANCE, scale_weights, snap_sorted
-from ._registry import register
-from ._validation import (
+from ordmetrics._core.docs import fill_doc
+from ordmetrics._core.jit import njit
+from ordmetrics._core.numerics import (
+    TIE_TOLERANCE,
+    scale_weights,
+    snap_sorted,
+)
+from ordmetrics._core.registry import register
+from ordmetrics._core.validation import (
     NAN_POLICIES,
     Prepared,
-    _is_pandas,
-    _is_polars,
     check_option,
+    is_pandas,
+    is_polars,
     prepare_proba,
     prepare_scores,
 )
-from ._warnings import warn_undefined
+from ordmetrics._core.warnings import warn_undefined
 
 __all__ = ["c_index", "kendall_tau", "spearman"]
 
-#: The parameters every metric shares, filled in by :func:`~ordmetrics._docs.fill_doc`.
+#: The parameters every metric shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true_score)s
     %(y_score)s
@@ -74,13 +78,13 @@ _PROBA_NOTE = (
 
 
 # --------------------------------------------------------------------------------------------
-# Input handling (every check and message comes from ordmetrics._validation)
+# Input handling (every check and message comes from ordmetrics._core.validation)
 # --------------------------------------------------------------------------------------------
 
 
 def _is_matrix(y_score: Any) -> bool:
     """Whether ``y_score`` is 2-D with at least two columns (a probability matrix)."""
-    if _is_pandas(y_score, "DataFrame") or _is_polars(y_score, "DataFrame"):
+    if is_pandas(y_score, "DataFrame") or is_polars(y_score, "DataFrame"):
         return y_score.shape[1] > 1
     try:
         shape = np.shape(y_score)
@@ -113,7 +117,7 @@ def _prepare(
     y_true: Any, y_score: Any, labels: Any, sample_weight: Any, nan_policy: str
 ) -> tuple[Prepared, bool]:
     """Validated inputs, and whether the score is computed (an expected grade, tied by the
-    rule of :mod:`ordmetrics._numerics`) rather than given (compared exactly)."""
+    rule of :mod:`ordmetrics._core.numerics`) rather than given (compared exactly)."""
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if _is_matrix(y_score):
         return _prepare_proba(y_true, y_score, labels, sample_weight, nan_policy), True
@@ -224,7 +228,7 @@ def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, wa
 def _counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_pairs, want_ranks):
     """:func:`_tie_group_walk` over the rows of positive weight ``w[order[p]]``, taken from a
     fixed sorted order ``s`` (with ``y`` sorted alike): the rows of weight 0 are skipped, and
-    the tie groups are those of :func:`ordmetrics._numerics.snap_sorted` on the rows left
+    the tie groups are those of :func:`ordmetrics._core.numerics.snap_sorted` on the rows left
     (``computed``: neighbours within ``tol * max(1, |a|, |b|)`` chained; else equal values).
     Same sums, in the same row order within the fixed order, as the metric's walk.
     """
@@ -310,7 +314,7 @@ class _Sums:
         order = np.argsort(score)
         s = score[order]  # gathered once: the walk then reads memory in sequence
         if computed:
-            s = snap_sorted(s)  # near-ties of computed values are ties (ordmetrics._numerics)
+            s = snap_sorted(s)  # near-ties of computed values are ties (ordmetrics._core.numerics)
         weighted = w is not None
         S, n_s, groups, cov, var_s = _tie_group_walk(
             s,
@@ -382,7 +386,7 @@ def c_index(
 
     Examples
     --------
-    >>> from ordmetrics.ranking import c_index
+    >>> from ordmetrics.metrics.ranking import c_index
     >>> c_index([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
     0.8
     >>> c_index([0, 1, 2], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.2, 0.6, 0.2]])
@@ -457,7 +461,7 @@ def kendall_tau(
 
     Examples
     --------
-    >>> from ordmetrics.ranking import kendall_tau
+    >>> from ordmetrics.metrics.ranking import kendall_tau
     >>> kendall_tau([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
     0.547722558
     >>> kendall_tau([0, 1, 2], [3.0, 2.0, 1.0])
@@ -523,7 +527,7 @@ def spearman(
 
     Examples
     --------
-    >>> from ordmetrics.ranking import spearman
+    >>> from ordmetrics.metrics.ranking import spearman
     >>> spearman([0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8])
     0.632455532
     >>> spearman([0, 0, 1, 1], [1.0, 2.0, 3.0, 4.0], sample_weight=[1, 0, 0, 1])
@@ -555,7 +559,7 @@ def counts_evaluator(
     ``"kendall_tau"`` or ``"spearman"``) with ``sample_weight = w * counts``, ``counts`` a
     vector over the ``n`` scored rows (the complete rows under ``nan_policy="omit"``, in
     order). Each evaluation reuses the order: the rows of positive weight are taken from it,
-    grouped into ties by the rule of :mod:`ordmetrics._numerics` and walked as in the metric
+    grouped into ties by the rule of :mod:`ordmetrics._core.numerics` and walked as in the metric
     itself, in O(N log K) time (no sort, no validation). Returns None when the inputs propagate
     a missing value (the metric is then NaN whatever the counts). An evaluation warns nothing;
     an undefined value is NaN.
@@ -563,7 +567,7 @@ def counts_evaluator(
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics.ranking import c_index, counts_evaluator
+    >>> from ordmetrics.metrics.ranking import c_index, counts_evaluator
     >>> y, s = [0, 0, 1, 2], [0.1, 0.4, 0.35, 0.8]
     >>> evaluate, n = counts_evaluator("c_index", y, s)
     >>> c = np.array([2.0, 0.0, 1.0, 3.0])

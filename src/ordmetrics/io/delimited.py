@@ -11,12 +11,12 @@ fallback of the command line for that case:
   reads it), else text (an object array of ``str``, None where missing). A field is missing
   when it is empty or one of :data:`NULL_VALUES` (the null markers of pyarrow's and pandas'
   readers).
-* :func:`metric_table` computes the records of :func:`ordmetrics.report.metric_table` from a
+* :func:`metric_table` computes the records of :func:`ordmetrics.report.html.metric_table` from a
   :class:`ColumnTable` by calling the metric functions of the core on the rows of every group
   (the groups in order of first appearance, a row with a missing group value handled as
   ``nan_policy`` says, as :func:`ordmetrics.evaluate` forms them), with bootstrap intervals from
   :func:`ordmetrics.bootstrap`. Given any other table it calls
-  :func:`ordmetrics.report.metric_table`.
+  :func:`ordmetrics.report.html.metric_table`.
 
 The numbers are the same as through a data frame: the same public functions are called with
 the same arrays.
@@ -24,7 +24,7 @@ the same arrays.
 Examples
 --------
 >>> import io
->>> from ordmetrics._csv import read_csv, metric_table
+>>> from ordmetrics.io.delimited import read_csv, metric_table
 >>> text = b"grade,p0,p1,p2\\n0,0.7,0.2,0.1\\n1,0.2,0.6,0.2\\n2,0.1,0.3,0.6\\n"
 >>> table = read_csv(io.BytesIO(text), ",", "preds.csv")
 >>> table
@@ -166,7 +166,10 @@ def _is_numeric(arr: np.ndarray) -> bool:
 
 
 def _error(source: str, delimiter: str, why: str) -> ValueError:
-    from ._io import InputError, _show_delimiter
+    from ordmetrics.io.readers import (
+        InputError,
+        _show_delimiter,
+    )
 
     return InputError(
         f"could not parse {source!r} as CSV with delimiter {_show_delimiter(delimiter)}: {why}"
@@ -227,11 +230,11 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
 
     Raises
     ------
-    ordmetrics._io.InputError
+    ordmetrics.io.readers.InputError
         For a file that is not UTF-8, is empty, or has a row with more or fewer fields than
         the header (naming the line).
     """
-    from ._io import InputError
+    from ordmetrics.io.readers import InputError
 
     source_name = str(name)
     if isinstance(source, Path):
@@ -290,10 +293,10 @@ def check_numeric(table: ColumnTable, columns: Sequence[str], role: str, source:
     >>> check_numeric(ColumnTable({"p": ["0.5", "x"]}), ["p"], "probability", "f.csv")
     Traceback (most recent call last):
     ...
-    ordmetrics._io.InputError: probability column 'p' of 'f.csv' is not numeric: row 1 (counted
-    from 0 after the header) holds 'x'.
+    ordmetrics.io.readers.InputError: probability column 'p' of 'f.csv' is not numeric: row 1
+    (counted from 0 after the header) holds 'x'.
     """
-    from ._io import InputError
+    from ordmetrics.io.readers import InputError
 
     for c in columns:
         values = table[c]
@@ -318,7 +321,7 @@ def labels_option(
     text: str | None, table: ColumnTable, truth: str, proba: list[str], split: Any
 ) -> list[Any] | None:
     """``--labels`` in the type of the truth column (what ``cli._labels`` does for frames)."""
-    from ._io import InputError
+    from ordmetrics.io.readers import InputError
 
     column = table[truth]
     if text is None:
@@ -416,15 +419,15 @@ def metric_table(
     confidence_level: float = 0.95,
     random_state: int = 0,
 ) -> list[dict[str, Any]]:
-    """The records of :func:`ordmetrics.report.metric_table`, also of a :class:`ColumnTable`.
+    """The records of :func:`ordmetrics.report.html.metric_table`, also of a :class:`ColumnTable`.
 
     Parameters
     ----------
     data : ColumnTable or data frame
-        A data frame goes to :func:`ordmetrics.report.metric_table` unchanged.
+        A data frame goes to :func:`ordmetrics.report.html.metric_table` unchanged.
     truth, proba, metrics, by, labels, sample_weight, nan_policy, decision, n_resamples, \
 confidence_level, random_state
-        As for :func:`ordmetrics.report.metric_table`.
+        As for :func:`ordmetrics.report.html.metric_table`.
 
     Returns
     -------
@@ -433,7 +436,7 @@ confidence_level, random_state
         ``metric``, ``estimate``, ``direction``, ``low`` and ``high``.
     """
     if not isinstance(data, ColumnTable):
-        from .report import metric_table as frame_metric_table
+        from ordmetrics.report.html import metric_table as frame_metric_table
 
         return frame_metric_table(
             data,
@@ -449,12 +452,15 @@ confidence_level, random_state
             confidence_level=confidence_level,
             random_state=random_state,
         )
-    from . import frame as _frame
-    from ._progress import progress
-    from ._validation import NAN_POLICIES, check_option
-    from .decisions import RULES
-    from .evaluation import bootstrap
-    from .report import _check_resamples
+    from ordmetrics._core.progress import progress
+    from ordmetrics._core.validation import (
+        NAN_POLICIES,
+        check_option,
+    )
+    from ordmetrics.evaluation import bootstrap
+    from ordmetrics.io import frames as _frame
+    from ordmetrics.metrics.decisions import RULES
+    from ordmetrics.report.html import _check_resamples
 
     n_resamples = _check_resamples(n_resamples)
     ms = _frame._as_metric_set(metrics)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 
-from ._registry import PROPERTY_NAMES, get_metric, list_metrics
+from ordmetrics._core.registry import (
+    PROPERTY_NAMES,
+    get_metric,
+    list_metrics,
+)
 
 KIND_TITLES = {
     "scoring_rule": "Scoring rules (probabilities; per-sample scores)",

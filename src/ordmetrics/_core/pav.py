@@ -3,15 +3,16 @@
 :func:`tie_starts` groups sorted forecast values into tie groups; :func:`pav` fits the
 non-decreasing step function to the groups' event rates in one linear pass; :func:`resample_pav`
 repeats the fit for outcomes drawn under the calibration hypothesis (the consistency bands of
-:mod:`ordmetrics.corp`). Sorting (O(N log N)) is left to the caller; everything here is O(N).
+:mod:`ordmetrics.metrics.corp`). Sorting (O(N log N)) is left to the caller; everything here
+is O(N).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
-from ._numerics import group_starts_sorted
+from ordmetrics._core.jit import njit
+from ordmetrics._core.numerics import group_starts_sorted
 
 _opts = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -21,7 +22,7 @@ def tie_starts(x_sorted: np.ndarray, computed: bool = False) -> np.ndarray:
 
     Values as given (``computed=False``) are tied when exactly equal. Values that ordmetrics
     computed (``computed=True``, e.g. cumulative forecasts) are grouped by the shared tie rule
-    of :mod:`ordmetrics._numerics` (chains of neighbours within 1e-12).
+    of :mod:`ordmetrics._core.numerics` (chains of neighbours within 1e-12).
     """
     if computed:
         first = np.flatnonzero(group_starts_sorted(x_sorted))

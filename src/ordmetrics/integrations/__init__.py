@@ -1,0 +1,1 @@
+"""Fronts for other libraries: scikit-learn, PyTorch, Keras and Lightning, Dask."""

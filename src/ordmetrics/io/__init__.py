@@ -1,0 +1,1 @@
+"""Reading data: arrays from data frames, CSV and Parquet files, the bundled datasets."""

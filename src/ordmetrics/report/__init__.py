@@ -1,0 +1,1 @@
+"""What people look at: the command line, the HTML report and the plots."""
