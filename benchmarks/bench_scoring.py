@@ -1,7 +1,8 @@
-"""Benchmark of the six scoring rules of ordmetrics.
+"""Benchmark of the scoring rules of ordmetrics.
 
-Times ``rps``, ``sa_rps``, ``brier``, ``log_loss``, ``pbs`` and ``pll`` on N Dirichlet rows of
-K classes (default N = 10^6, K = 5) and prints each time as a multiple of one read pass over
+Times every registered scoring rule (``ordmetrics.list_metrics("scoring_rule")``: ``rps``,
+``sa_rps``, ``brier``, ``log_loss``, ``pbs``, ``pll``, ``spherical``, ``cdf_l1``) on N Dirichlet
+rows of K classes (default N = 10^6, K = 5) and prints each time as a multiple of one read pass over
 the probabilities (``y_proba.sum()``). The goal is every rule within 5x one read pass, with at
 most one temporary the size of ``y_proba`` (peak extra memory <= 1.0x ``y_proba.nbytes``).
 
@@ -27,7 +28,7 @@ from _common import Peer, Peers, ReadPass, Timing, ms
 
 import ordmetrics
 
-RULES = ("rps", "sa_rps", "brier", "log_loss", "pbs", "pll")
+RULES = tuple(ordmetrics.list_metrics("scoring_rule"))
 GOAL_READ = 5.0  # every rule within this multiple of one read pass
 GOAL_MEMORY = 1.0  # peak extra memory, in units of y_proba.nbytes
 READ_RUNS_PER_ROUND = 3  # read passes timed before each round of calls

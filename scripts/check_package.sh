@@ -42,7 +42,7 @@ ordmetrics-"$version"-py3-none-any.whl) ;;
 esac
 "$PYTHON" -c "import sys, zipfile; print('\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))" \
     "$wheel" >"$work/wheel.txt"
-for member in ordmetrics/_data/diamonds_cut_oof.csv.gz ordmetrics/py.typed ordmetrics/_csv.py; do
+for member in ordmetrics/_data/diamonds_cut_oof.csv.gz ordmetrics/py.typed ordmetrics/io/delimited.py; do
     grep -qx "$member" "$work/wheel.txt" || {
         echo "package-check: $member is missing from the wheel" >&2
         exit 1

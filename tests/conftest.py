@@ -1,6 +1,6 @@
 """Shared fixtures and literal reference implementations of the scoring rules.
 
-The references below are written as plain Python loops straight from DEFINITIONS.md section 1.
+The references below are written as plain Python loops straight from docs/definitions.md section 1.
 They are the independent computation the library is checked against, so they use nothing from
 ``ordmetrics``.
 """

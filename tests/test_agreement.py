@@ -1,6 +1,6 @@
 """Hard-label agreement metrics: literal loops, scikit-learn, worked examples, inputs and errors.
 
-The references below are plain Python loops over the rows, written from DEFINITIONS.md
+The references below are plain Python loops over the rows, written from docs/definitions.md
 section 2; they use nothing from ``ordmetrics``.
 """
 
@@ -473,25 +473,6 @@ def test_row_order_and_input_forms_do_not_matter(name):
 # --------------------------------------------------------------------------------------------
 # Weights: repetition and scale
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", METRICS)
-@pytest.mark.parametrize("seed", SEEDS[:15])
-def test_integer_weights_equal_repeated_rows(name, seed):
-    yt, yp, K, _ = make_case(seed)
-    w = np.random.default_rng(seed).integers(0, 4, size=yt.size)
-    w[0] = 2
-    labels = range(K)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        weighted = call(name, yt, yp, labels=labels, sample_weight=w)
-        repeated = call(name, np.repeat(yt, w), np.repeat(yp, w), labels=labels)
-        scaled = call(name, yt, yp, labels=labels, sample_weight=w * 0.37)
-    if math.isnan(repeated):
-        assert math.isnan(weighted) and math.isnan(scaled)
-    else:
-        assert weighted == repeated
-        assert scaled == pytest.approx(repeated, rel=1e-12)
 
 
 def test_confusion_matrix_weights_equal_repeated_rows():

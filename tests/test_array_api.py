@@ -26,8 +26,10 @@ import ordmetrics
 from ordmetrics._core import array_api as _xp
 from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.metrics import agreement as A
+from ordmetrics.metrics.agreement import confusion as A_confusion
+from ordmetrics.metrics.agreement import device as A_device
 
-RULES = ("rps", "sa_rps", "brier", "log_loss", "pbs", "pll")
+RULES = tuple(ordmetrics.list_metrics("scoring_rule"))
 N, K = 40, 4
 
 
@@ -633,10 +635,10 @@ def no_host_copy(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, tu
         (np, "array"),
         (np, "ascontiguousarray"),
         (ordmetrics._core.kernels, "score_rows"),
-        (ordmetrics.metrics.scoring, "find_problems"),
+        (ordmetrics.metrics.scoring.base, "find_problems"),
         (_xp, "find_problems"),
-        (A, "_prepare"),
-        (A, "_counts"),
+        (A_confusion, "prepare"),
+        (A_confusion, "confusion_counts"),
     ]
     calls: list[tuple[str, tuple]] = []
 
@@ -686,10 +688,12 @@ def test_valid_agreement_input_sends_only_the_table(
 
 def test_numpy_input_never_reaches_the_device_path(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("NumPy input was routed to ordmetrics._core.array_api")
+        raise AssertionError("NumPy input was routed to the device path")
 
-    for name in ("evaluate", "agreement_scalar", "confusion_matrix", "_compat"):
+    for name in ("evaluate", "_compat"):
         monkeypatch.setattr(_xp, name, fail)
+    for name in ("agreement_scalar", "confusion_matrix"):
+        monkeypatch.setattr(A_device, name, fail)
     y, P, w = scoring_data(32)
     ordmetrics.rps(y, P, sample_weight=w)
     ordmetrics.log_loss(y.tolist(), P.tolist())

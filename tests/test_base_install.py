@@ -284,11 +284,22 @@ def test_metric_table_string_truth_missing_values_and_missing_group():
 
 
 def test_metric_table_delegates_data_frames():
+    """The report's metric_table takes both: a ColumnTable goes to the base-install path here
+    (io sits below report, so the dispatch lives in the report and a frame is refused here)."""
     df = random_predictions(50, 3, seed=4)
+    frame, table = frame_and_table(df)
     same_records(
-        metric_table(df, truth="grade", proba="p", metrics=["rps"]),
-        report.metric_table(df, truth="grade", proba="p", metrics=["rps"]),
+        report.metric_table(table, truth="grade", proba="p", metrics=["rps"]),
+        report.metric_table(frame, truth="grade", proba="p", metrics=["rps"]),
     )
+    same_records(
+        report.metric_table(table, truth="grade", proba="p", metrics=["rps"]),
+        metric_table(table, truth="grade", proba="p", metrics=["rps"]),
+    )
+    with pytest.raises(
+        TypeError, match=r"Data frames go to ordmetrics\.report\.html\.metric_table"
+    ):
+        metric_table(df, truth="grade", proba="p", metrics=["rps"])
 
 
 def test_metric_table_errors_name_the_argument_and_group():

@@ -18,6 +18,7 @@ from scipy import special, stats
 
 import ordmetrics as om
 from ordmetrics import UndefinedMetricWarning
+from ordmetrics.evaluation import resample_counts as counts_module
 from ordmetrics.evaluation import resampling as bs
 from ordmetrics.evaluation.resampling import (
     BootstrapResult,
@@ -174,7 +175,7 @@ def test_resamples_equal_literally_resampled_rows(func, which, opts, weighted):
 
 def test_resamples_do_not_depend_on_chunking(monkeypatch):
     y, P, yp, _ = make(50, 3, seed=4)
-    monkeypatch.setattr(bs, "CHUNK_INDICES", 3 * 50)  # three resamples per chunk
+    monkeypatch.setattr(counts_module, "CHUNK_INDICES", 3 * 50)  # three resamples per chunk
     idx = drawn_indices(SEED, 50, 10)
     for func, x in [(om.rps, P), (om.qwk, yp), (plain(om.brier), P)]:
         res = bootstrap(func, y, x, n_resamples=10, random_state=SEED)
@@ -685,7 +686,11 @@ def data():
         ({"confidence_level": "95%"}, TypeError, "confidence_level must be a number"),
         ({"method": "BCa"}, ValueError, "method must be one of.*got 'BCa'.*method='bca'"),
         ({"method": "basic"}, ValueError, "method must be one of 'percentile', 'bca'"),
-        ({"random_state": -1}, ValueError, "random_state must be a non-negative integer"),
+        (
+            {"random_state": -1},
+            ValueError,
+            "random_state must be None, a non-negative integer seed",
+        ),
         ({"random_state": 1.5}, TypeError, "random_state must be None.*default_rng"),
         (
             {"random_state": np.random.RandomState(0)},
@@ -793,7 +798,7 @@ def test_counts_path_equals_generic_loop(monkeypatch, name, func, opts, weights,
         names = ["d", "c", "b", "a"]  # ordinal order differs from sorted order
         yy = np.array(names, dtype=object)[y]
         kw["labels"] = names
-    monkeypatch.setattr(bs, "CHUNK_INDICES", 5 * n)  # three chunks, the last one partial
+    monkeypatch.setattr(counts_module, "CHUNK_INDICES", 5 * n)  # three chunks, the last one partial
     res = bootstrap(name, yy, P, n_resamples=b, random_state=SEED, sample_weight=sw, **kw)
     slow = bootstrap(plain(func), yy, P, n_resamples=b, random_state=SEED, sample_weight=sw, **kw)
     assert res.estimate == slow.estimate == func(yy, P, sample_weight=sw, **kw)
@@ -813,13 +818,13 @@ def test_counts_path_is_taken_and_large_sizes(name, func, opts):
     y, P, wi = tied(n, 5, seed=22)
     side = bs._Side(bs._resolve_metric(name), y, P, dict(opts))
     assert side.path == "counts"
-    old = bs.CHUNK_INDICES
+    old = counts_module.CHUNK_INDICES
     try:
-        bs.CHUNK_INDICES = n  # one resample per chunk
+        counts_module.CHUNK_INDICES = n  # one resample per chunk
         fast = bootstrap(name, y, P, n_resamples=3, random_state=3, sample_weight=wi, **opts)
         slow = bootstrap(plain(func), y, P, n_resamples=3, random_state=3, sample_weight=wi, **opts)
     finally:
-        bs.CHUNK_INDICES = old
+        counts_module.CHUNK_INDICES = old
     np.testing.assert_array_equal(fast.distribution, slow.distribution)
 
 
@@ -895,3 +900,65 @@ def test_counts_evaluators_directly():
     assert ranking.counts_evaluator("c_index", y, P, nan_policy="propagate") is None
     assert calibration.counts_evaluator("ece", y, P, nan_policy="propagate") is None
     assert calibration.counts_evaluator("ece", y, P, strategy="quantile", nan_policy="omit") is None
+
+
+# --------------------------------------------------------------------------------------------
+# The path follows the registry spec; the report's helpers
+# --------------------------------------------------------------------------------------------
+
+#: The path of each accumulator family (``spec.accumulates``); None: one call per resample.
+PATHS = {
+    "mean_score": "scoring",
+    "confusion_matrix": "agreement",
+    "rank_table": "counts",
+    "calibration_bins": "counts",
+    None: "generic",
+}
+
+
+@pytest.mark.parametrize("name", om.list_metrics())
+def test_path_follows_the_accumulator_family_of_the_spec(name):
+    spec = om.get_metric(name)
+    y, P, yp, w = make(60, 3, seed=31)
+    x = yp if spec.input == "decisions" else P
+    lab = [0, 1, 2]
+    side = bs._Side(bs._resolve_metric(name), y, x, {"sample_weight": w, "labels": lab})
+    assert side.path == PATHS[spec.accumulates]
+    assert bs._resolve_metric(name).spec is spec  # AURSC too: a registered metric
+    res = bootstrap(name, y, x, n_resamples=4, random_state=5, sample_weight=w, labels=lab)
+    ref = literal(spec.func, y, x, drawn_indices(5, 60, 4), w=w, labels=lab)
+    np.testing.assert_allclose(res.distribution, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_paired_difference_equals_compare():
+    y, good, bad = models(n=150, seed=21)
+    for metric, kw in (("rps", {}), ("qwk", {}), ("aursc", {"metric": "mae"})):
+        x_a, x_b = (good, bad) if metric != "qwk" else (good.argmax(1), bad.argmax(1))
+        ra = bootstrap(metric, y, x_a, n_resamples=60, random_state=8, **kw)
+        rb = bootstrap(metric, y, x_b, n_resamples=60, random_state=8, **kw)
+        pair = bs.paired_difference(ra, rb, metric_kwargs=kw)
+        both = compare(metric, y, x_a, x_b, n_resamples=60, random_state=8, **kw)
+        assert (pair.difference, pair.low, pair.high, pair.p_value, pair.better) == (
+            both.difference,
+            both.low,
+            both.high,
+            both.p_value,
+            both.better,
+        )
+        np.testing.assert_array_equal(pair.distribution, both.distribution)
+        assert pair.better == "a" and pair.metric == metric
+    with pytest.raises(TypeError, match="a must be a BootstrapResult"):
+        bs.paired_difference(None, rb)
+    other = bootstrap("brier", y, good, n_resamples=60, random_state=8)
+    with pytest.raises(ValueError, match="same metric with the same resamples"):
+        bs.paired_difference(other, rb)
+
+
+def test_check_resamples_allows_zero_or_at_least_two():
+    assert bs.check_resamples(0) == 0 and bs.check_resamples(np.int64(5)) == 5
+    with pytest.raises(ValueError, match="0 \\(no intervals\\) or at least 2; got 1"):
+        bs.check_resamples(1)
+    with pytest.raises(ValueError, match="got -3"):
+        bs.check_resamples(-3)
+    with pytest.raises(TypeError, match=r"non-negative integer.*got 2\.5"):
+        bs.check_resamples(2.5)

@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import ordmetrics
+import ordmetrics.report.cli_input
 from ordmetrics._core.progress import progress
 from ordmetrics.io import readers as _io
 from ordmetrics.report.cli import main
@@ -824,7 +825,8 @@ def test_list_unknown_kind_exits_2_listing_the_kinds(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert re.search(
-        r"--kind must be one of scoring_rule, agreement, calibration, ranking; got 'foo'",
+        r"--kind must be one of scoring_rule, agreement, calibration, ranking, retention; "
+        r"got 'foo'",
         captured.err,
     )
 
@@ -876,10 +878,10 @@ def test_unwritable_out_is_checked_before_the_work(tmp_path, capsys, monkeypatch
 def test_existing_out_is_left_as_it_is_by_the_check(tmp_path):
     out = tmp_path / "r.html"
     out.write_text("old")
-    assert ordmetrics.report.cli._check_out(str(out)) == out
+    assert ordmetrics.report.cli_input._check_out(str(out)) == out
     assert out.read_text() == "old"
     new = tmp_path / "new.html"
-    ordmetrics.report.cli._check_out(str(new))
+    ordmetrics.report.cli_input._check_out(str(new))
     assert not new.exists()
 
 
@@ -931,12 +933,12 @@ def test_two_megabyte_field_is_read(tmp_path, capsys):
 
 
 def test_huge_bootstrap_is_rejected_before_reading(capsys, monkeypatch):
-    from ordmetrics.report import cli
+    from ordmetrics.report import cli_input
 
     def never(*args, **kwargs):  # pragma: no cover - must not be reached
         raise AssertionError("the file was read before --bootstrap was checked")
 
-    monkeypatch.setattr(cli, "read_table", never)
+    monkeypatch.setattr(cli_input, "read_table", never)
     assert main([*GOLDEN_ARGS, "--bootstrap", str(10**12)]) == 2
     err = capsys.readouterr().err
     assert re.search(r"--bootstrap must be at most [\d,]+ resamples; got 1,000,000,000,000\.", err)

@@ -27,7 +27,7 @@ import ordmetrics
 from ordmetrics._core import jit as _jit
 from ordmetrics._core import progress as _progress
 from ordmetrics.datasets import CUT_LABELS, example_path, load_diamonds_cut
-from ordmetrics.report import cli
+from ordmetrics.report import cli, cli_compare
 from ordmetrics.report.cli import main
 
 LABELS = list(CUT_LABELS)
@@ -169,6 +169,39 @@ def test_compare_equals_the_python_api(small, capsys):
         assert rec["estimate"] == pytest.approx(res.estimate, rel=REL)
         assert rec["low"] == pytest.approx(res.low, rel=REL)
         assert rec["high"] == pytest.approx(res.high, rel=REL)
+
+
+def tmp_wrong_share(y_true, y_pred, *, labels=None, sample_weight=None, nan_policy="raise"):
+    """A metric of decisions, of a kind no front knows: the weighted share of wrong classes."""
+    wrong = np.asarray(y_true).astype(object) != np.asarray(y_pred).astype(object)
+    w = np.ones(wrong.size) if sample_weight is None else np.asarray(sample_weight, float)
+    return float(np.sum(w * wrong) / np.sum(w))
+
+
+def test_compare_gives_a_new_kind_the_input_its_spec_names(small, capsys):
+    """A metric of a new kind with ``input="decisions"`` is compared on the decided classes."""
+    from ordmetrics._core.registry import register, unregister
+
+    spec = register(
+        tmp_wrong_share, direction="minimize", range=(0, 1), kind="tmp_votes", input="decisions"
+    )
+    try:
+        B, seed = 60, 4
+        args = ["--metrics", spec.name, "--bootstrap", str(B), "--seed", str(seed)]
+        out = run(capsys, *base(small, *args, "--decision", "median"))
+        y, P, _ = _arrays(small)
+        x = {m: ordmetrics.decide(P[m], "median", labels=LABELS) for m in P}
+        kw = {"n_resamples": B, "random_state": seed, "labels": LABELS}
+        (rec,) = out["comparisons"]
+        res = ordmetrics.compare(spec.name, y, x["logit"], x["hgb"], **kw)
+        _check_difference(rec, res, B)
+        for rec in out["metrics"]:
+            one = ordmetrics.bootstrap(spec.name, y, x[rec["model"]], **kw)
+            assert (rec["estimate"], rec["low"], rec["high"]) == pytest.approx(
+                (one.estimate, one.low, one.high), rel=REL
+            )
+    finally:
+        unregister(spec.name)
 
 
 def test_every_default_metric_of_each_model_is_that_of_evaluate(small, capsys):
@@ -828,7 +861,7 @@ def test_every_csv_reader_gives_the_same_comparison(backend, tmp_path, monkeypat
     def read(file, **kwargs):
         return _io.read_table(file, backend=backend, **kwargs)
 
-    monkeypatch.setattr(cli, "read_table", read)
+    monkeypatch.setattr(cli_compare, "read_table", read)
     got = run(capsys, *args)
     assert got["rows"] == 97
     assert got == want

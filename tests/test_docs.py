@@ -24,7 +24,9 @@ FILLED = (
 def _public_docs():
     for name in ordmetrics.__all__:
         obj = getattr(ordmetrics, name)
-        if callable(obj) and obj.__doc__ and getattr(obj, "__module__", None) in FILLED:
+        module = getattr(obj, "__module__", None) or ""
+        in_filled = module in FILLED or module.rsplit(".", 1)[0] in FILLED  # or a submodule
+        if callable(obj) and obj.__doc__ and in_filled:
             yield name, obj.__doc__
 
 

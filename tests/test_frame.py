@@ -69,7 +69,7 @@ def _metric_names(out) -> list[str]:
 def _expected(name: str, y, P, *, labels=None, w=None, decision="argmax", **options) -> float:
     """The functional API, fed the way the front documents it."""
     spec = om.get_metric(name)
-    if spec.kind == "agreement":
+    if spec.input == "decisions":
         agree = labels if labels is not None else list(range(P.shape[1]))
         pred = om.decide(P, decision, labels=labels)
         return spec(y, pred, labels=agree, sample_weight=w, **options)
@@ -684,7 +684,7 @@ def test_columns_naming_labels_in_another_order_are_an_error() -> None:
 FRAME_METRICS = [
     n
     for n in om.list_metrics()
-    if om.get_metric(n).kind in ("scoring_rule", "agreement", "ranking", "calibration")
+    if om.get_metric(n).input in ("probabilities", "decisions", "scores")
 ]
 
 

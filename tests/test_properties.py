@@ -10,7 +10,7 @@ either direction. Properties declared for K = 2 (``spec.properties_by_k``) are v
 same way at K = 2. Scores are lower-is-better and always come from the library
 (``reduction="none"``).
 
-Definitions (DEFINITIONS.md section 5, made precise):
+Definitions (docs/definitions.md section 5, made precise):
 
 * **proper**: for every true distribution q and every forecast p,
   E_{Y~q} S(p, Y) >= E_{Y~q} S(q, Y) - 1e-12. The expectation is computed exactly,
@@ -450,7 +450,7 @@ def test_superior_refuted(name: str) -> None:
 
 
 def test_sa_rps_counterexample_of_definitions() -> None:
-    """DEFINITIONS section 5: sa-RPS prefers the point mass on the median class to q."""
+    """docs/definitions.md section 5: sa-RPS prefers the point mass on the median class to q."""
     q = np.array([0.4, 0.2, 0.4])
     point = np.array([0.0, 1.0, 0.0])
     sa, rps = score_fn("sa_rps"), score_fn("rps")

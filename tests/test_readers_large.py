@@ -32,7 +32,7 @@ import pytest
 import ordmetrics as om
 from ordmetrics import files
 from ordmetrics.datasets import CUT_LABELS, MODELS, load_diamonds_cut
-from ordmetrics.io import files as files_impl
+from ordmetrics.io import file_batches
 from ordmetrics.io import readers as _io
 from ordmetrics.io.frames import DEFAULT_METRICS, read_frame
 from ordmetrics.report import html as report_html
@@ -150,7 +150,7 @@ def test_files_exceed_every_internal_size(data, paths) -> None:
     assert n > max(_io.HEAD_ROWS, batch, ROW_GROUP)
     assert n % batch and n % ROW_GROUP  # a last, partial batch and row group
     text = gzip.decompress(paths["csv.gz"].read_bytes())
-    sizes = (_io.HEAD_BYTES, _io._SNIFF, _io._CSV_BLOCK, files_impl._CSV_BLOCK, 1 << 18)
+    sizes = (_io.HEAD_BYTES, _io._SNIFF, _io._CSV_BLOCK, file_batches.CSV_BLOCK, 1 << 18)
     assert len(text) > 2 * max(sizes)
     assert paths["csv.gz"].stat().st_size > _io._SNIFF
     assert pq.ParquetFile(paths["parquet"]).metadata.num_row_groups == -(-n // ROW_GROUP)

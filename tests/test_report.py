@@ -145,6 +145,79 @@ def test_metric_table_rejects_bad_arguments(df):
         metric_table(renamed, truth="cut", proba="hgb_", labels=LABELS, by="low")
 
 
+def tmp_wrong_share(y_true, y_pred, *, labels=None, sample_weight=None, nan_policy="raise"):
+    """A metric of decisions, of a kind no front knows: the weighted share of wrong classes."""
+    wrong = np.asarray(y_true).astype(object) != np.asarray(y_pred).astype(object)
+    w = np.ones(wrong.size) if sample_weight is None else np.asarray(sample_weight, float)
+    return float(np.sum(w * wrong) / np.sum(w))
+
+
+@pytest.fixture
+def wrong_share():
+    """``tmp_wrong_share`` registered (kind ``tmp_votes``, input ``decisions``) for one test."""
+    from ordmetrics._core.registry import register, unregister
+
+    spec = register(
+        tmp_wrong_share, direction="minimize", range=(0, 1), kind="tmp_votes", input="decisions"
+    )
+    try:
+        yield spec.name
+    finally:
+        unregister(spec.name)
+
+
+def test_metric_table_gives_each_metric_the_input_its_spec_names(df, wrong_share):
+    """A new kind stating ``input="decisions"`` is bootstrapped on the decisions of its rule."""
+    metrics = [wrong_share, (wrong_share, {"decision": "median"}, "wrong_median"), "rps"]
+    records = metric_table(
+        df, truth="cut", proba=PROBA, labels=LABELS, metrics=metrics, n_resamples=25
+    )
+    y, P = df["cut"], df[PROBA].to_numpy()
+    want = []
+    for rule in ("argmax", "median"):
+        pred = ordmetrics.decide(P, rule, labels=LABELS)
+        want.append(
+            ordmetrics.bootstrap(
+                wrong_share, y, pred, n_resamples=25, random_state=0, labels=LABELS
+            )
+        )
+    want.append(ordmetrics.bootstrap("rps", y, P, n_resamples=25, random_state=0, labels=LABELS))
+    assert [r["metric"] for r in records] == [wrong_share, "wrong_median", "rps"]
+    assert [r["estimate"] for r in records] == pytest.approx([b.estimate for b in want], rel=1e-12)
+    assert [(r["low"], r["high"]) for r in records] == [(b.low, b.high) for b in want]
+
+
+def test_several_models_differences_of_a_new_kind_are_compare(df2, wrong_share):
+    from ordmetrics.report.tables import _differences, _read
+
+    ds = [(m, _read(df2, "cut", c, None, LABELS, None)) for m, c in MODELS.items()]
+    kw = {"nan_policy": "raise", "decision": "argmax", "confidence_level": 0.9}
+    (rec,) = _differences(ds, [wrong_share], n_resamples=30, random_state=3, **kw)
+    y = df2["cut"].to_numpy().astype(str)
+    codes = np.array([LABELS.index(v) for v in y])
+    preds = [ordmetrics.decide(df2[c].to_numpy(), "argmax") for c in (LOGIT, PROBA)]
+    res = ordmetrics.compare(
+        wrong_share, codes, *preds, n_resamples=30, confidence_level=0.9, random_state=3,
+        labels=list(range(len(LABELS))),
+    )  # fmt: skip
+    assert (rec["a"], rec["b"]) == ("logit", "hgb")
+    assert (rec["difference"], rec["low"], rec["high"], rec["p_value"]) == pytest.approx(
+        (res.difference, res.low, res.high, res.p_value), rel=1e-12
+    )
+
+
+def test_metric_table_takes_a_table_read_without_a_frame_library(df):
+    from ordmetrics.io.delimited import ColumnTable
+    from ordmetrics.io.delimited import metric_table as column_metric_table
+
+    table = ColumnTable({c: df[c].to_numpy() for c in df.columns})
+    kw = {"truth": "cut", "proba": "hgb_", "labels": LABELS, "metrics": ["rps", "qwk"]}
+    got = metric_table(table, by="fold", n_resamples=10, **kw)
+    assert got == column_metric_table(table, by="fold", n_resamples=10, **kw)
+    want = metric_table(df, by="fold", n_resamples=10, **kw)
+    assert [r["estimate"] for r in got] == pytest.approx([r["estimate"] for r in want], rel=1e-12)
+
+
 # --------------------------------------------------------------------------------------------
 # The HTML document
 # --------------------------------------------------------------------------------------------
@@ -371,7 +444,7 @@ def test_several_models_table_is_each_models_metric_table(df2, page2):
 def test_several_models_differences_are_compare(df2):
     """Every paired difference is ordmetrics.compare of the model and the first, on the class
     names as they are (the report codes them as positions once: same numbers, exactly)."""
-    from ordmetrics.report.html import _differences, _read
+    from ordmetrics.report.tables import _differences, _read
 
     ds = [(m, _read(df2, "cut", c, None, LABELS, "weight")) for m, c in MODELS.items()]
     metrics = ["rps", "c_index", "ece", ("qwk", {"decision": "median"}), "expected_cost"]
@@ -562,7 +635,7 @@ def test_layout_is_a_responsive_grid(which, request):
 def test_long_labels_are_wrapped(long_page):
     from matplotlib.figure import Figure
 
-    from ordmetrics.report.html import _class_ticks, _short
+    from ordmetrics.report.sections import _class_ticks, _short
 
     assert _short("Moderately severe non-proliferative retinopathy", 14) == (
         "Moderately\nsevere non-\nproliferative…"
@@ -590,7 +663,7 @@ def test_legends_sit_below_the_axes():
     from matplotlib.figure import Figure
 
     from ordmetrics.plot import reliability_diagram
-    from ordmetrics.report.html import _legend_below
+    from ordmetrics.report.sections import _legend_below
 
     y = ["a", "b", "c"] * 20
     rng = np.random.default_rng(0)
@@ -665,7 +738,7 @@ def test_report_renders_in_chromium(tmp_path, long_page, width):
 def test_several_models_with_a_missing_probability(df2):
     """nan_policy="omit": the figures leave out the rows incomplete in any model, and the
     differences are compare's on the rows complete in both."""
-    from ordmetrics.report.html import _differences, _read
+    from ordmetrics.report.tables import _differences, _read
 
     holes = df2.copy()
     holes.loc[7, LOGIT[2]] = np.nan

@@ -27,8 +27,9 @@ import pytest
 
 import ordmetrics as om
 from ordmetrics import UndefinedMetricWarning
+from ordmetrics.evaluation import resample_counts as RC
 from ordmetrics.evaluation import resampling as RS
-from ordmetrics.evaluation import retention as R
+from ordmetrics.evaluation import retention_baselines as R
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -79,7 +80,7 @@ def test_calibration_functions_use_at_most_one_copy_of_the_probabilities(name, o
 
 def test_calibration_values_match_the_event_matrices():
     """The per-event computation gives what the (N, E) matrices of event_forecasts give."""
-    from ordmetrics.metrics import calibration as C
+    from ordmetrics.metrics.calibration import binning as C
 
     y, P = proba(3_000, 7, seed=3)
     w = np.random.default_rng(4).uniform(0.1, 2.0, size=y.size)
@@ -91,7 +92,7 @@ def test_calibration_values_match_the_event_matrices():
             assert np.array_equal(fj, f[:, j])  # bit for bit, also the cumulative sums
             assert np.array_equal(oj, o[:, j])
         for n_bins, strategy in ((15, "uniform"), (None, "uniform"), (8, "quantile")):
-            bins = C._bin_sums(f, o, w, n_bins, strategy)
+            bins = C.bin_sums(f, o, w, n_bins, strategy)
             ref = C.ece_from_sums(bins.weight, bins.sum_forecast, bins.sum_event, float(w.sum()))
             if n_bins is not None:
                 got = C._ece_columns(P, y, w, view, n_bins, strategy)
@@ -150,7 +151,7 @@ def test_bootstrap_refuses_more_than_the_documented_maximum_of_resamples():
 def test_bootstrap_fills_its_distribution_chunk_by_chunk(monkeypatch):
     y, P = proba(100, 3)
     ref = om.bootstrap("rps", y, P, n_resamples=50, random_state=0).distribution
-    monkeypatch.setattr(RS, "CHUNK_INDICES", 300)  # 3 resamples per chunk
+    monkeypatch.setattr(RC, "CHUNK_INDICES", 300)  # 3 resamples per chunk
     got = om.bootstrap("rps", y, P, n_resamples=50, random_state=0).distribution
     np.testing.assert_array_equal(got, ref)
     ref_d = om.compare("rps", y, P, P[::-1], n_resamples=50, random_state=0).distribution
@@ -373,7 +374,7 @@ def test_kernels_compile_without_a_writable_cache_directory(tmp_path):
         else:
             raise AssertionError("the simulation did not remove numba's cache locations")
         import ordmetrics as om
-        from ordmetrics import _jit
+        from ordmetrics._core import jit as _jit
         y = [0, 1, 2, 1, 0, 2]
         P = np.array([[.7, .2, .1], [.2, .5, .3], [.1, .2, .7], [.3, .4, .3], [.5, .3, .2],
                       [.2, .2, .6]])

@@ -1,9 +1,10 @@
-"""Retention curves and AURSC (DEFINITIONS section 6) against a from-scratch computation.
+"""Retention curves and AURSC (docs/definitions.md, section 6) against a from-scratch
+computation.
 
 The reference below ranks the rows with a plain Python sort on (score, position), walks the
-ranking accumulating weight up to the retained weight T(f) of DEFINITIONS section 6, and calls
-the public agreement metric on the retained rows: no cumulative counts, nothing shared with
-the implementation but the public metric functions.
+ranking accumulating weight up to the retained weight T(f) of docs/definitions.md section 6,
+and calls the public agreement metric on the retained rows: no cumulative counts, nothing
+shared with the implementation but the public metric functions.
 """
 
 from __future__ import annotations
@@ -484,6 +485,36 @@ def test_aursc_equals_the_curve_area():
     for metric in ("qwk", "expected_cost"):
         curve = retention_curve(y, P, by="brier", metric=metric)
         assert aursc(y, P, by="brier", metric=metric) == curve.area
+
+
+def test_aursc_is_registered_by_its_spec():
+    spec = ordmetrics.get_metric("aursc")
+    assert spec.func is aursc and spec.kind == "retention"
+    assert spec.input == "probabilities" and spec.accumulates is None
+    assert spec.direction == "maximize" and spec.range == (-1.0, 1.0) and spec.perfect == 1.0
+    assert ordmetrics.list_metrics("retention") == ["aursc"]
+    assert ordmetrics.list_metrics()[-1] == "aursc"  # after the kinds with an accumulator
+    y = np.array([0, 1, 2, 2, 1, 0, 2])
+    assert aursc(y, np.eye(3)[y]) == spec.perfect
+    assert spec(y, np.eye(3)[y], metric="mae") == 0.0  # the set metric's perfect value
+
+
+def test_aursc_without_ties_does_not_depend_on_the_row_order():
+    """Ties are cut by position (the common property tests leave the kind out for that);
+    with distinct scores the order of the rows does not matter, weighted or not."""
+    y, P = data(seed=15, n=120, k=4)
+    perm = np.random.default_rng(1).permutation(y.size)
+    w = np.random.default_rng(2).uniform(0.1, 5.0, size=y.size)
+    for metric in ("qwk", "mae"):
+        for weights in (None, w):
+            base = aursc(y, P, metric=metric, sample_weight=weights)
+            moved = aursc(
+                y[perm],
+                P[perm],
+                metric=metric,
+                sample_weight=None if weights is None else weights[perm],
+            )
+            assert moved == pytest.approx(base, rel=TOL, abs=TOL)
 
 
 # --------------------------------------------------------------------------------------------

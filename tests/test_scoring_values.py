@@ -19,7 +19,7 @@ def rule_func(name: str):
 
 
 # --------------------------------------------------------------------------------------------
-# (a) The worked-values table of DEFINITIONS.md section 1
+# (a) The worked-values table of docs/definitions.md section 1
 # --------------------------------------------------------------------------------------------
 
 # p, y, rps, sa_rps, brier, pbs, pll, log_loss. PBS and PLL under the default tie rule

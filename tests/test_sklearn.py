@@ -93,7 +93,7 @@ def ordered_proba(model, X, labels) -> np.ndarray:
 def manual_score(name, model, X, y, labels, sample_weight=None, **options) -> float:
     """The negated (if minimized) metric, computed directly from the model's predictions."""
     spec = ordmetrics.get_metric(name)
-    if spec.kind == "agreement":
+    if spec.input == "decisions":
         pred = model.predict(X)
     else:
         pred = ordered_proba(model, X, labels)
@@ -120,7 +120,7 @@ def test_sign_and_response_method_follow_the_registry(name):
     scorer = get_scorer(name)
     assert isinstance(scorer, OrdinalScorer)
     assert scorer.sign == (1 if spec.direction == "maximize" else -1)
-    expected = "predict" if spec.kind == "agreement" else "predict_proba"
+    expected = "predict" if spec.input == "decisions" else "predict_proba"
     assert scorer.response_method == expected
     assert f"metric={name!r}" in repr(scorer) and f"sign={scorer.sign}" in repr(scorer)
 

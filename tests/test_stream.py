@@ -831,3 +831,174 @@ def test_weighted_states_at_any_scale_pass_the_validation(scale):
     assert state["ranking"]["mode"] == "grid"
     again = Evaluator.from_state_dict(state)
     assert dict(again.compute().values) == dict(ev.compute().values)
+
+
+# --------------------------------------------------------------------------------------------
+# Accumulator families: a registered metric of an existing family streams as it is
+# --------------------------------------------------------------------------------------------
+
+
+def tmp_stream_score(
+    y_true, y_proba, *, labels=None, sample_weight=None, nan_policy="raise", reduction="mean"
+):
+    """Twice the RPS: a scoring rule that the stream has never heard of."""
+    return 2.0 * om.rps(
+        y_true,
+        y_proba,
+        labels=labels,
+        sample_weight=sample_weight,
+        nan_policy=nan_policy,
+        reduction=reduction,
+    )
+
+
+def tmp_stream_ece(
+    y_true,
+    y_proba,
+    *,
+    n_bins=15,
+    strategy="uniform",
+    labels=None,
+    sample_weight=None,
+    nan_policy="raise",
+):
+    """The classwise ECE under another name: its view comes from its spec."""
+    return om.classwise_ece(
+        y_true,
+        y_proba,
+        n_bins=n_bins,
+        strategy=strategy,
+        labels=labels,
+        sample_weight=sample_weight,
+        nan_policy=nan_policy,
+    )
+
+
+def tmp_stream_rank(y_true, y_score, *, labels=None, sample_weight=None, nan_policy="raise"):
+    """The C-index under another name, without a grid bound in its spec."""
+    return om.c_index(
+        y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
+    )
+
+
+def tmp_stream_whole(y_true, y_proba, *, labels=None, sample_weight=None, nan_policy="raise"):
+    """A metric of a new kind that needs every row at once."""
+    return 0.0
+
+
+def tmp_stream_viewless(
+    y_true, y_proba, *, n_bins=15, labels=None, sample_weight=None, nan_policy="raise"
+):
+    """A calibration metric whose spec names no calibration view."""
+    return 0.0
+
+
+@pytest.fixture
+def throwaway_metrics() -> Iterator[None]:
+    from ordmetrics._core.registry import register, unregister
+
+    flags = dict.fromkeys(("proper", "strictly_proper", "local", "distance_sensitive"), True)
+    flags["superior"] = False
+    register(
+        tmp_stream_score, direction="minimize", range=(0, 2), kind="scoring_rule", properties=flags
+    )
+    register(
+        tmp_stream_ece,
+        direction="minimize",
+        range=(0, 1),
+        kind="calibration",
+        accumulate_options={"view": "classwise"},
+    )
+    register(tmp_stream_rank, direction="maximize", range=(0, 1), kind="ranking", perfect=1.0)
+    register(
+        tmp_stream_whole,
+        direction="minimize",
+        range=(0, 1),
+        kind="tmp_stream_kind",
+        input="probabilities",
+    )
+    register(tmp_stream_viewless, direction="minimize", range=(0, 1), kind="calibration")
+    try:
+        yield
+    finally:
+        for name in (
+            "tmp_stream_score",
+            "tmp_stream_ece",
+            "tmp_stream_rank",
+            "tmp_stream_whole",
+            "tmp_stream_viewless",
+        ):
+            unregister(name)
+
+
+def test_a_registered_metric_of_an_existing_family_streams(throwaway_metrics):
+    rng = np.random.default_rng(11)
+    y, P, w = rng.integers(0, 4, 900), rng.dirichlet(np.ones(4), 900), rng.uniform(0, 2, 900)
+    names = ["tmp_stream_score", ("tmp_stream_score", {"reduction": "sum"}),
+             ("tmp_stream_ece", {"n_bins": 7}), "tmp_stream_rank"]  # fmt: skip
+    ev = Evaluator(names)
+    for start in range(0, 900, 250):
+        ev.update(y[start : start + 250], P[start : start + 250], w[start : start + 250])
+    r = ev.compute()
+    assert r["tmp_stream_score"] == pytest.approx(tmp_stream_score(y, P, sample_weight=w),
+                                                  rel=1e-13, abs=1e-15)  # fmt: skip
+    assert r["tmp_stream_score(reduction=sum)"] == pytest.approx(
+        tmp_stream_score(y, P, sample_weight=w, reduction="sum"), rel=1e-13
+    )
+    assert r["tmp_stream_ece(n_bins=7)"] == pytest.approx(
+        om.classwise_ece(y, P, n_bins=7, sample_weight=w), rel=1e-12, abs=1e-15
+    )
+    assert r["tmp_stream_rank"] == pytest.approx(om.c_index(y, P, sample_weight=w), abs=1e-13)
+    assert r.exact
+    # merged and reloaded like every other metric
+    again = Evaluator.from_state_dict(pickle.loads(pickle.dumps(ev.state_dict())))
+    assert dict(again.compute().values) == dict(r.values)
+    # on the grid, a ranking metric without a grid bound in its spec is bounded by inf
+    grid = Evaluator(["tmp_stream_rank", "c_index"], max_exact=10, n_grid=64)
+    grid.update(y, P, w)
+    bounds = grid.compute().bounds
+    assert bounds["tmp_stream_rank"] == math.inf
+    assert 0.0 < bounds["c_index"] < math.inf
+
+
+def test_metrics_of_one_table_share_one_accumulator(throwaway_metrics):
+    rng = np.random.default_rng(12)
+    y, P = rng.integers(0, 3, 300), rng.dirichlet(np.ones(3), 300)
+    ev = Evaluator(["classwise_ece", "tmp_stream_ece", ("ece", {"n_bins": 15}), "qwk", "mae",
+                    ("accuracy", {"decision": "median"}), "c_index", "spearman"])  # fmt: skip
+    ev.update(y, P)
+    # one bin table per (view, bin count), one confusion matrix per rule, one rank table
+    assert len(ev._accs) == 5
+    state = ev.state_dict()
+    assert set(state["calibration"]) == {"classwise_ece", "tmp_stream_ece", "ece(n_bins=15)"}
+    assert set(state["confusion"]) == {"argmax", "median"}
+    r = ev.compute()
+    assert r["tmp_stream_ece"] == r["classwise_ece"]
+    assert r["classwise_ece"] == pytest.approx(om.classwise_ece(y, P), rel=1e-13, abs=1e-15)
+    assert Evaluator.from_state_dict(state).compute()["tmp_stream_ece"] == r["tmp_stream_ece"]
+    # the copies of one table in the state must agree
+    damaged = ev.state_dict()
+    damaged["calibration"]["tmp_stream_ece"]["sum_event"] = (
+        damaged["calibration"]["tmp_stream_ece"]["sum_event"] * 0.5
+    )
+    shared = (
+        r"field 'calibration.tmp_stream_ece' differs from field 'calibration.classwise_ece', "
+        r"which holds the same table"
+    )
+    with pytest.raises(ValueError, match=shared):
+        Evaluator.from_state_dict(damaged)
+
+
+def test_a_metric_without_an_accumulator_family_is_refused(throwaway_metrics):
+    whole = (
+        r"metric 'tmp_stream_whole' cannot be computed in a stream: it needs every row at "
+        r"once.*ordmetrics.tmp_stream_whole"
+    )
+    with pytest.raises(ValueError, match=whole):
+        Evaluator(["rps", "tmp_stream_whole"])
+    viewless = (
+        r"'tmp_stream_viewless' accumulates 'calibration_bins' but its spec names no "
+        r"calibration view"
+    )
+    with pytest.raises(ValueError, match=viewless):
+        Evaluator(["tmp_stream_viewless"])

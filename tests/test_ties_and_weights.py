@@ -9,7 +9,8 @@ the whole class:
   exact ties, whatever the row order;
 * results that depend on the scale of the weights: every registered metric must give the same
   value for w and c w for c from 1e-300 to 1e300 and for subnormal weights (bitwise for powers
-  of two).
+  of two); for every registered metric that is checked in ``test_common.py``, here for the
+  other functions (retention curves, confusion matrices).
 
 The references here use exact rational arithmetic (``fractions.Fraction``) or pair loops, never
 ordmetrics' own tie rule.
@@ -32,8 +33,6 @@ from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.stream import Evaluator
 
 METRICS = om.list_metrics()
-SCALES = (1e-300, 1e-200, 1e-10, 0.3, 1e10, 1e200, 1e300)
-POWERS_OF_TWO = (2.0**-1000, 2.0**-60, 2.0**70, 2.0**1000)
 
 #: Rows just past the scoring kernels' block of 1024 rows.
 N = 1100
@@ -173,8 +172,8 @@ def test_quantile_ece_is_scale_free():
     P = [[0.2, 0.8], [0.6, 0.4], [0.7, 0.3]]
     w = np.array([1.0, 3.0, 2.0])
     # confidences 0.8 (w 1), 0.6 (w 3), 0.7 (w 2); W = 6, B = 2: W_{<0.7} / W = 1/2 exactly,
-    # so 0.7 goes to bin 1 (DEFINITIONS: bin min(floor(B W_{<v} / W), B - 1)). Bin 0 = {0.6}:
-    # correct, gap 0.4; bin 1 = {0.7, 0.8}: both wrong, mean confidence 2.2 / 3.
+    # so 0.7 goes to bin 1 (docs/definitions.md: bin min(floor(B W_{<v} / W), B - 1)).
+    # Bin 0 = {0.6}: correct, gap 0.4; bin 1 = {0.7, 0.8}: both wrong, mean confidence 2.2 / 3.
     expected = 3 / 6 * 0.4 + 3 / 6 * (2.2 / 3)
     for scale in (1.0, 0.3, 1e-300, 1e300, 3e-320):
         got = om.ece(y, P, n_bins=2, strategy="quantile", sample_weight=scale * w)
@@ -197,63 +196,8 @@ def test_weight_valued_outputs_stay_in_the_callers_units():
 
 
 # --------------------------------------------------------------------------------------------
-# Class (a): every registered metric is free of the weights' scale
+# Class (a): the weights' scale (every registered metric: test_common.py)
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("scale", SCALES)
-@pytest.mark.parametrize("name", METRICS)
-def test_every_metric_is_free_of_the_weight_scale(name, scale):
-    y, P, y_pred, w = _data()
-    base = _call(name, y, P, y_pred, w)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _call(name, y, P, y_pred, w * scale)
-    assert _same(got, base, 1e-12), (got, base)
-
-
-@pytest.mark.parametrize("name", METRICS)
-def test_every_metric_takes_weights_up_to_the_float_maximum(name):
-    y, P, y_pred, w = _data()
-    big = w / w.max() * 1.7e308  # the largest weight near the largest float (1.797e308)
-    assert np.isfinite(big).all()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _call(name, y, P, y_pred, big)
-    assert _same(got, _call(name, y, P, y_pred, w), 1e-12)
-
-
-@pytest.mark.parametrize("name", METRICS)
-def test_every_metric_is_bitwise_free_of_power_of_two_scales(name):
-    y, P, y_pred, w = _data()
-    base = _call(name, y, P, y_pred, w)
-    for scale in POWERS_OF_TWO:
-        got = _call(name, y, P, y_pred, w * scale)
-        assert got == base or (math.isnan(got) and math.isnan(base)), (scale, got, base)
-
-
-@pytest.mark.parametrize("name", METRICS)
-def test_every_metric_takes_subnormal_weights(name):
-    y, P, y_pred, _ = _data()
-    m = np.random.default_rng(5).integers(1, 1000, size=y.size).astype(np.float64)
-    sub = m * 2.0**-1074  # exact: the subnormal multiples of the smallest float64
-    assert sub.max() < np.finfo(np.float64).tiny
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _call(name, y, P, y_pred, sub)
-    assert got == _call(name, y, P, y_pred, m * 2.0**-20)
-
-
-@settings(max_examples=25, deadline=None)
-@given(
-    exponent=st.floats(-300, 300),
-    seed=st.integers(0, 2**16),
-    name=st.sampled_from(METRICS),
-)
-def test_weight_scale_hypothesis(exponent, seed, name):
-    y, P, y_pred, w = _data(seed, n=60, k=3)
-    c = 10.0**exponent
-    assert _same(_call(name, y, P, y_pred, w * c), _call(name, y, P, y_pred, w), 1e-12)
 
 
 @pytest.mark.parametrize("scale", [1e-300, 0.3, 1e300, "subnormal"])
@@ -405,7 +349,8 @@ def _exact_cumulative(counts, leaf=10):
 
 def _exact_cumulative_ece(y, counts, w, n_bins, strategy, leaf=10):
     """Binary ECE of every cumulative event from exact forecasts and the bin rule of
-    DEFINITIONS (uniform: min(floor(f B), B - 1); quantile: min(floor(B W_{<v} / W), B - 1))."""
+    docs/definitions.md (uniform: min(floor(f B), B - 1); quantile:
+    min(floor(B W_{<v} / W), B - 1))."""
     F = _exact_cumulative(counts, leaf)
     k = counts.shape[1]
     W = sum(Fraction(x) for x in w)

@@ -34,8 +34,12 @@ def _proba(logits: torch.Tensor) -> np.ndarray:
 
 
 def test_module_imports_the_real_torch():
-    assert omt.torch is sys.modules["torch"]
-    assert hasattr(omt.torch, "nn") and omt.torch.__name__ == "torch"
+    # the implementation behind the public entry point ordmetrics.torch imports the real torch
+    import ordmetrics.integrations.torch as impl
+
+    assert impl.torch is sys.modules["torch"]
+    assert hasattr(impl.torch, "nn") and impl.torch.__name__ == "torch"
+    assert omt.rps_loss is impl.rps_loss
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,7 +127,7 @@ def test_integer_weights_equal_repeated_rows(rng):
 
 
 def test_sa_rps_is_improper_and_rps_is_proper():
-    """DEFINITIONS section 5: q = [0.4, 0.2, 0.4]; expectations via frequency weights."""
+    """docs/definitions.md section 5: q = [0.4, 0.2, 0.4]; expectations via frequency weights."""
     q = torch.tensor([0.4, 0.2, 0.4], dtype=torch.float64)
     y = torch.arange(3)
 

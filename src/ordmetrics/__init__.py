@@ -43,14 +43,9 @@ from ordmetrics.evaluation import (
     trajectory_correlation,
     worst_predictions,
 )
+from ordmetrics.evaluation.metric_set import DEFAULT_METRICS, MetricEntry, MetricSet, metric_set
 from ordmetrics.io.files import evaluate_file
-from ordmetrics.io.frames import (
-    DEFAULT_METRICS,
-    MetricEntry,
-    MetricSet,
-    evaluate,
-    metric_set,
-)
+from ordmetrics.io.frames import evaluate
 from ordmetrics.metrics import scoring as _scoring  # noqa: F401  (registers the scoring rules first)
 from ordmetrics.metrics.agreement import (
     accuracy,

@@ -2,8 +2,9 @@
 
 When ``y_proba`` (scoring rules) or ``y_true`` / ``y_pred`` (agreement metrics) is an array of
 an array-API library other than NumPy, :mod:`ordmetrics.metrics.scoring` and
-:mod:`ordmetrics.metrics.agreement` hand the call to this module, which computes in that library, on
-the array's device, with the operations of the array API standard (through
+:mod:`ordmetrics.metrics.agreement` (through :mod:`ordmetrics.metrics.agreement.device`, which
+uses the helpers here) hand the call to this module, which computes in that library, on the
+array's device, with the operations of the array API standard (through
 ``array-api-compat``, a dependency of ordmetrics). NumPy arrays, lists,
 pandas and polars objects never come here: they keep the compiled kernels of
 :mod:`ordmetrics._core.kernels`. The test that routes a call, :func:`is_device_array`, looks only at
@@ -17,7 +18,7 @@ What stays on the device, and what does not
   integer of flags comes back to decide whether to raise (and, for the agreement metrics
   without ``labels=``, the largest class index, which is K - 1).
 * Invalid input is copied to the host to be explained: the NumPy path's own checks
-  (:func:`~ordmetrics._core.validation.find_problems`, ``agreement._prepare``) then raise the very
+  (:func:`~ordmetrics._core.validation.find_problems`, ``agreement.prepare``) then raise the very
   message a NumPy input gets.
 * Host data mixed with a device array (``y_true`` as a list or a NumPy array, say, or
   ``sample_weight``) is encoded on the host as usual (``labels=`` works there) and its class
@@ -57,7 +58,8 @@ agreement metric). Other labels must be encoded to indices first, or the labels 
 data, which is encoded on the host. The code synchronises with the device to decide whether to
 raise, so it cannot be traced by ``jax.jit``.
 
-The confusion matrix is counted with the library's own scatter-add (``torch.bincount``,
+The confusion matrix (:mod:`ordmetrics.metrics.agreement.device`) is counted with the library's
+own scatter-add (``torch.bincount``,
 ``cupy.bincount``, ``jax.numpy.bincount``: O(N) work, exact integer counts); for any other
 array-API library, which has no such function in the standard, with a product of one-hot
 matrices (O(N K^2) work, O(N K) memory, in float64 where available).
@@ -69,13 +71,13 @@ import math
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from ordmetrics._core import kernels as K
+from ordmetrics._core.rule import ScoringRule, check_rule
 from ordmetrics._core.validation import (
     NAN_POLICIES,
     REDUCTIONS,
@@ -91,7 +93,6 @@ from ordmetrics._core.validation import (
     sum_tolerance,
     type_name,
 )
-from ordmetrics._core.warnings import warn_undefined
 
 __all__ = ["DEVICE_RESULTS", "device_results", "is_device_array"]
 
@@ -191,7 +192,7 @@ def _compat() -> ModuleType:
 
 
 @dataclass(frozen=True)
-class _Space:
+class Space:
     """The array library of a call: namespace, device and the dtypes it offers there."""
 
     aac: ModuleType
@@ -212,7 +213,8 @@ class _Space:
         return self.xp.asarray(value, dtype=dtype, device=self.device)
 
 
-def _space(x: Any, name: str) -> _Space:
+def space_of(x: Any, name: str) -> Space:
+    """The :class:`Space` of device array ``x`` (argument ``name``, for the error message)."""
     aac = _compat()
     if not aac.is_array_api_obj(x) or aac.is_numpy_array(x):
         raise TypeError(
@@ -227,10 +229,10 @@ def _space(x: Any, name: str) -> _Space:
         float64 = int64 = bool(jax.config.jax_enable_x64)
     elif aac.is_torch_array(x) and x.device.type == "mps":
         float64 = False
-    return _Space(aac, xp, aac.device(x), float64, int64)
+    return Space(aac, xp, aac.device(x), float64, int64)
 
 
-def _same_space(sp: _Space, x: Any, name: str, ref: Any, ref_name: str) -> None:
+def _same_space(sp: Space, x: Any, name: str, ref: Any, ref_name: str) -> None:
     """``x`` (a device array) must come from the library and the device of ``ref``."""
     if sp.aac.array_namespace(x) is not sp.xp:
         raise TypeError(
@@ -245,7 +247,7 @@ def _same_space(sp: _Space, x: Any, name: str, ref: Any, ref_name: str) -> None:
         )
 
 
-def _to_host(sp: _Space, x: Any) -> np.ndarray:
+def to_host(sp: Space, x: Any) -> np.ndarray:
     """A NumPy copy of a device array (invalid input to explain, a K x K table)."""
     if sp.aac.is_cupy_array(x):
         return x.get()
@@ -262,11 +264,12 @@ def _shaped(shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
     return np.broadcast_to(np.zeros((), dtype=dtype), shape)
 
 
-def _scalar_out(value: Any) -> Any:
+def scalar_out(value: Any) -> Any:
+    """A 0-d device result as it is returned: itself, or a float under ``device_results``."""
     return float(value) if _RESULTS.get() == "float" else value
 
 
-def _flags(sp: _Space, *conditions: Any) -> list[bool]:
+def read_flags(sp: Space, *conditions: Any) -> list[bool]:
     """Bring 0-d boolean device arrays back to the host in one transfer (one integer)."""
     xp = sp.xp
     code = xp.zeros((), dtype=xp.int32, device=sp.device)
@@ -284,7 +287,8 @@ def _is_index_labels(labels: tuple[Hashable, ...]) -> bool:
     ) and list(labels) == list(range(len(labels)))
 
 
-def _index_labels_only(labels: tuple[Hashable, ...], where: str) -> None:
+def index_labels_only(labels: tuple[Hashable, ...], where: str) -> None:
+    """Raise unless ``labels`` are the class indices 0..K-1 (the classes on the device)."""
     if not _is_index_labels(labels):
         raise TypeError(
             f"labels={list(labels)!r} cannot be used with {where}: on the device the classes "
@@ -299,7 +303,7 @@ def _index_labels_only(labels: tuple[Hashable, ...], where: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _device_codes(sp: _Space, y: Any, name: str, ref: Any, ref_name: str, span: str) -> Any:
+def device_codes(sp: Space, y: Any, name: str, ref: Any, ref_name: str, span: str) -> Any:
     """A device array of class indices as a 1-D array of the index dtype (values unchecked)."""
     _same_space(sp, y, name, ref, ref_name)
     xp = sp.xp
@@ -318,13 +322,13 @@ def _device_codes(sp: _Space, y: Any, name: str, ref: Any, ref_name: str, span: 
     return y if y.dtype == sp.idtype else xp.astype(y, sp.idtype)
 
 
-def _host_codes(sp: _Space, codes: np.ndarray, missing: np.ndarray | None, k: int) -> tuple:
+def host_codes(sp: Space, codes: np.ndarray, missing: np.ndarray | None, k: int) -> tuple:
     """Host class indices on the device: clipped to -1..K first so no index dtype overflows."""
     dev_codes = sp.asarray(np.clip(codes, -1, k), sp.idtype)
     return dev_codes, None if missing is None else sp.asarray(missing, sp.xp.bool)
 
 
-def _device_weights(sp: _Space, sample_weight: Any, n: int, ref: Any, ref_name: str) -> Any:
+def device_weights(sp: Space, sample_weight: Any, n: int, ref: Any, ref_name: str) -> Any:
     """Weights on the device as floats (float64 where available), values unchecked."""
     if sample_weight is None:
         return None
@@ -343,7 +347,7 @@ def _device_weights(sp: _Space, sample_weight: Any, n: int, ref: Any, ref_name: 
     return w if xp.isdtype(w.dtype, "real floating") else xp.astype(w, sp.fdtype)
 
 
-def _unit_weights(sp: _Space, w: Any) -> tuple[Any, Any]:
+def unit_weights(sp: Space, w: Any) -> tuple[Any, Any]:
     """``(w / m, m)`` on the device, m the largest finite |weight| (1 when there is none).
 
     Weights count only through their ratios; dividing by the largest one (on the device: no
@@ -367,7 +371,7 @@ def _unit_weights(sp: _Space, w: Any) -> tuple[Any, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def _proba(sp: _Space, y_proba: Any, renormalize: bool) -> Any:
+def _proba(sp: Space, y_proba: Any, renormalize: bool) -> Any:
     """``y_proba`` as a 2-D float array (shape and dtype checked, values not)."""
     xp = sp.xp
     P = y_proba
@@ -382,14 +386,14 @@ def _proba(sp: _Space, y_proba: Any, renormalize: bool) -> Any:
         P = xp.astype(P, sp.fdtype)
     if check_flag(renormalize, "renormalize"):
         s = _row_sums(sp, P, keepdims=True)
-        if any(_flags(sp, xp.any(P < 0.0), xp.any(s == 0.0))):
-            _renormalize(_to_host(sp, P), "y_proba")  # raises the NumPy path's message
+        if any(read_flags(sp, xp.any(P < 0.0), xp.any(s == 0.0))):
+            _renormalize(to_host(sp, P), "y_proba")  # raises the NumPy path's message
             raise AssertionError("unreachable")  # pragma: no cover - _renormalize raised
         P = xp.astype(P / s, P.dtype, copy=False)
     return P
 
 
-def _row_sums(sp: _Space, P: Any, keepdims: bool = False) -> Any:
+def _row_sums(sp: Space, P: Any, keepdims: bool = False) -> Any:
     """Row sums, of float32 rows in float64 where available (as the NumPy checks add them)."""
     xp = sp.xp
     if P.dtype == xp.float32 and sp.float64:
@@ -397,90 +401,8 @@ def _row_sums(sp: _Space, P: Any, keepdims: bool = False) -> Any:
     return xp.sum(P, axis=1, keepdims=keepdims)
 
 
-def _cumulative(sp: _Space, P: Any) -> Any:
-    """F_k = p_1 + ... + p_k for k < K: the forward cumulative sum along the rows."""
-    xp = sp.xp
-    k = P.shape[1]
-    if hasattr(xp, "cumulative_sum"):
-        return xp.cumulative_sum(P, axis=1)[:, : k - 1]
-    # older namespaces: a product with the upper-triangular K x (K-1) matrix T[j, c] = 1{j <= c}
-    i = xp.arange(k, device=sp.device)
-    T = xp.astype(i[:, None] <= i[None, : k - 1], P.dtype)
-    return xp.matmul(P, T)
-
-
-def _true_proba(sp: _Space, P: Any, y: Any, cls: Any) -> Any:
-    """p_y of every row (``y`` within 0..K-1; ``cls`` the class indices 0..K-1)."""
-    xp = sp.xp
-    if hasattr(xp, "take_along_axis"):
-        return xp.take_along_axis(P, y[:, None], axis=1)[:, 0]
-    onehot = cls[None, :] == y[:, None]  # older namespaces: select and add zeros (exact)
-    return xp.sum(xp.where(onehot, P, xp.zeros((), dtype=P.dtype, device=sp.device)), axis=1)
-
-
-def _wrong(sp: _Space, P: Any, y: Any, hi: Any, cls: Any, py: Any, param: float) -> Any:
-    """The penalty indicator of PBS and PLL (:func:`ordmetrics._core.kernels._wrong`), boolean."""
-    xp = sp.xp
-    m = hi > py
-    if int(param) & K.PBS_UNPENALIZED:
-        return m  # the authors' Algorithm 1: only a class strictly above p_y
-    # arg-max decision (ties to the lowest class) != y: some class before y ties or beats p_y
-    before = cls[None, :] < y[:, None]
-    return m | xp.any(before & (P >= py[:, None]), axis=1)
-
-
-def _scores(sp: _Space, P: Any, y: Any, hi: Any, rule: int, param: float) -> Any:
-    """Per-sample scores of ``rule`` (the formulas of :mod:`ordmetrics._core.kernels`)."""
-    xp = sp.xp
-    k = P.shape[1]
-    dt = P.dtype
-    cls = xp.arange(k, dtype=y.dtype, device=sp.device)
-    if rule in (K.RPS, K.SA_RPS, K.CDF_L1):
-        H = xp.astype(cls[None, : k - 1] >= y[:, None], dt)  # H_k = 1{y <= k}
-        D = _cumulative(sp, P) - H
-        if rule == K.RPS:
-            s = xp.sum(D * D, axis=1)
-            return s / (k - 1) if param != 0.0 else s
-        a = xp.sum(xp.abs(D), axis=1)
-        if rule == K.CDF_L1:
-            return a / (k - 1) if param != 0.0 else a
-        a = a / (k - 1)
-        return a * a
-    if rule == K.SPHERICAL:  # 1 - (p_y / ||p||_alpha)^(alpha - 1), p scaled by its max
-        top = xp.where(hi > 0.0, hi, xp.ones_like(hi))[:, None]
-        X = P / top
-        py = _true_proba(sp, X, y, cls)
-        if param == 2.0:
-            ratio = py / xp.sqrt(xp.sum(X * X, axis=1))
-            return 1.0 - xp.clip(ratio, 0.0, 1.0)
-        ratio = py / xp.sum(X**param, axis=1) ** (1.0 / param)
-        return 1.0 - xp.clip(ratio, 0.0, 1.0) ** (param - 1.0)
-    if rule in (K.BRIER, K.PBS):
-        D = P - xp.astype(cls[None, :] == y[:, None], dt)
-        s = xp.sum(D * D, axis=1)
-        if rule == K.PBS:
-            scale = int(param) >> 1
-            pen = (k - 1) / k
-            if scale != 0:  # Algorithm 2 and the authors' code: the Brier term over K
-                s = s / k
-            if scale == 1:  # Algorithm 2: the penalty over K as well
-                pen = pen / k
-            m = _wrong(sp, P, y, hi, cls, _true_proba(sp, P, y, cls), param)
-            s = s + xp.astype(m, dt) * pen
-        return s
-    # LOG_LOSS, PLL: -ln p_y (+ ln(K) m); p_y clipped to [eps, 1 - eps] only for log_loss
-    py = _true_proba(sp, P, y, cls)
-    pc = xp.clip(py, param, 1.0 - param) if (rule == K.LOG_LOSS and param > 0.0) else py
-    # penalty - ln p, or 0 - ln p: never -0.0 (unlike -ln 1)
-    pen = (
-        xp.astype(_wrong(sp, P, y, hi, cls, py, param), dt) * math.log(k) if rule == K.PLL else 0.0
-    )
-    with np.errstate(divide="ignore"):  # ln 0 = -inf is intended (NumPy-backed libraries warn)
-        return pen - xp.log(pc)
-
-
 def evaluate(
-    rule: int,
+    rule: ScoringRule,
     y_true: Any,
     y_proba: Any,
     *,
@@ -491,12 +413,13 @@ def evaluate(
     renormalize: bool,
     param: float = 0.0,
 ) -> Any:
-    """A scoring rule on a device array ``y_proba``: the device twin of ``scoring._evaluate``.
+    """A scoring rule on a device array ``y_proba``: the device twin of ``scoring.evaluate``.
 
     Parameters
     ----------
-    rule : int
-        The rule's code in :mod:`ordmetrics._core.kernels`.
+    rule : ScoringRule
+        The rule's record (:mod:`ordmetrics._core.rule`); its array-API ``formula`` gives the
+        per-sample scores.
     y_true : array-like
         A 1-D integer array of class indices of ``y_proba``'s library and device, or host data
         (list, NumPy, pandas, polars), encoded on the host with ``labels`` and copied.
@@ -513,8 +436,7 @@ def evaluate(
     renormalize : bool
         Rescale each row to sum 1 first (on the device).
     param : float
-        The rule's option (RPS, cdf_l1: normalize flag; log_loss: eps, 0 = no clipping;
-        PBS, PLL: option codes of :mod:`ordmetrics._core.kernels`; spherical: alpha).
+        The rule's options packed by ``rule.pack``.
 
     Returns
     -------
@@ -522,9 +444,10 @@ def evaluate(
         A 0-d array (a float inside ``device_results("float")``) for ``"mean"`` and ``"sum"``;
         a 1-D array for ``"none"``; of ``y_proba``'s library, on its device.
     """
+    rule = check_rule(rule)
     check_option(reduction, "reduction", REDUCTIONS)
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
-    sp = _space(y_proba, "y_proba")
+    sp = space_of(y_proba, "y_proba")
     xp = sp.xp
     P = _proba(sp, y_proba, renormalize)
     n, k = P.shape
@@ -534,15 +457,15 @@ def evaluate(
     strict = False  # class indices out of range are an error even in rows with NaN
     if is_device_array(y_true):
         if labels is not None:
-            _index_labels_only(check_labels(labels, k), "y_true on the device")
+            index_labels_only(check_labels(labels, k), "y_true on the device")
             strict = True  # as the NumPy path's encoding with labels=
-        y = _device_codes(sp, y_true, "y_true", y_proba, "y_proba", f"0..{k - 1}")
+        y = device_codes(sp, y_true, "y_true", y_proba, "y_proba", f"0..{k - 1}")
         y_missing, enc = None, None
     else:
         enc = encode_labels(y_true, labels=labels, n_classes=k)
-        y, y_missing = _host_codes(sp, enc.codes, enc.missing, k)
+        y, y_missing = host_codes(sp, enc.codes, enc.missing, k)
     check_lengths(y.shape[0], n)
-    w = _device_weights(sp, sample_weight, n, y_proba, "y_proba")
+    w = device_weights(sp, sample_weight, n, y_proba, "y_proba")
     rows = reduction == "none"
 
     # the checks of the kernels, as device reductions; one integer of flags comes back
@@ -560,7 +483,7 @@ def evaluate(
     if w is not None:
         missing = missing | xp.isnan(w)
         bad = bad | (w < 0.0) | xp.isinf(w)
-        w_unit, w_max = _unit_weights(sp, w)  # largest weight 1: no overflow, no subnormals
+        w_unit, w_max = unit_weights(sp, w)  # largest weight 1: no overflow, no subnormals
         wc = xp.astype(w_unit, dt)  # the weights in the dtype of the computation
         overflow = xp.any(xp.isinf(wc) & ~xp.isinf(w))
         no_weight = ~xp.any((w > 0.0) & ~missing)
@@ -569,7 +492,7 @@ def evaluate(
     bad = bad & ~missing
     if strict:
         bad = bad | bad_y
-    any_bad, any_missing, all_missing, no_weight_, overflow_ = _flags(
+    any_bad, any_missing, all_missing, no_weight_, overflow_ = read_flags(
         sp, xp.any(bad), xp.any(missing), xp.all(missing), no_weight, overflow
     )
     if (
@@ -589,10 +512,10 @@ def evaluate(
         # The host found every value valid: a row sum within rounding of the tolerance was
         # judged differently. The host's verdict stands: the input is scored.
     if any_missing and nan_policy == "propagate" and not rows:
-        return _scalar_out(xp.asarray(math.nan, dtype=dt, device=sp.device))
+        return scalar_out(xp.asarray(math.nan, dtype=dt, device=sp.device))
 
     yc = xp.clip(y, 0, k - 1)  # missing y_true (-1): any class, the row is dropped or NaN
-    s = _scores(sp, P, yc, hi, rule, param)
+    s = rule.formula(xp, P, yc, param)
     if rows:
         if not any_missing:
             return s
@@ -618,285 +541,21 @@ def evaluate(
         total = xp.sum(xp.where(counted, wc, zero) * xp.where(counted, s, zero))
     if reduction == "sum" and wc is not None:  # back to the caller's units
         total = total * xp.astype(w_max, dt)
-    return _scalar_out(total if reduction == "sum" else total / wsum)
+    return scalar_out(total if reduction == "sum" else total / wsum)
 
 
 def _explain_scoring(
-    sp: _Space, y_true: Any, enc: Any, P: Any, w: Any, labels: Any, nan_policy: str
+    sp: Space, y_true: Any, enc: Any, P: Any, w: Any, labels: Any, nan_policy: str
 ) -> None:
     """Invalid input: copy it to the host and let the NumPy path's checks raise its message."""
     k = P.shape[1]
     if enc is None:  # device y_true: encode the host copy as the NumPy path would
-        enc = encode_labels(_to_host(sp, y_true).reshape(-1), labels=labels, n_classes=k)
+        enc = encode_labels(to_host(sp, y_true).reshape(-1), labels=labels, n_classes=k)
     find_problems(
         enc.codes,
-        _to_host(sp, P),
-        None if w is None else np.asarray(_to_host(sp, w), dtype=np.float64),
+        to_host(sp, P),
+        None if w is None else np.asarray(to_host(sp, w), dtype=np.float64),
         y_missing=enc.missing,
         nan_policy=nan_policy,
         labels=enc.labels,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Agreement metrics
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Hard:
-    """Validated hard labels on the device (complete rows only), with the label-set size."""
-
-    sp: _Space
-    y_true: Any
-    y_pred: Any
-    weight: Any
-    n_classes: int
-    propagate: bool
-
-
-def _prepare_hard(
-    y_true: Any, y_pred: Any, labels: Any, sample_weight: Any, nan_policy: str
-) -> _Hard:
-    """The device twin of ``agreement._prepare``: checks on the device, messages from NumPy."""
-    check_option(nan_policy, "nan_policy", NAN_POLICIES)
-    ref_name = "y_pred" if is_device_array(y_pred) else "y_true"
-    ref = y_pred if ref_name == "y_pred" else y_true
-    sp = _space(ref, ref_name)
-    xp = sp.xp
-    lab = None
-    if labels is not None:
-        lab = check_labels(labels, None)
-        _index_labels_only(lab, "device arrays of hard labels")
-    k_fixed = None if lab is None else len(lab)
-    span = "0, 1, 2, ..." if lab is None else f"0..{len(lab) - 1}"
-    codes, on_device, missing = [], [], None
-    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
-        on_device.append(is_device_array(value))
-        if on_device[-1]:
-            codes.append(_device_codes(sp, value, name, ref, ref_name, span))
-            continue
-        enc = encode_labels(value, labels=lab, n_classes=k_fixed, name=name)
-        if lab is None and enc.labels is not None:
-            raise TypeError(
-                f"{name} is an ordered categorical while the other input is a device array of "
-                "class indices; pass its codes (the class indices) instead, or labels=."
-            )
-        c, m = _host_codes(sp, enc.codes, enc.missing, k_fixed or np.iinfo(np.int32).max - 1)
-        codes.append(c)
-        if m is not None:
-            missing = m if missing is None else missing | m
-    yt, yp = codes
-    n = yt.shape[0]
-    check_lengths(n, yp.shape[0], "y_pred")
-    w = _device_weights(sp, sample_weight, n, ref, ref_name)
-
-    def explain() -> None:
-        from ordmetrics.metrics.agreement import _prepare
-
-        host = [
-            _to_host(sp, v).reshape(-1) if is_device_array(v) else v
-            for v in (y_true, y_pred, sample_weight)
-        ]
-        _prepare(host[0], host[1], labels, host[2], nan_policy)  # raises the NumPy message
-
-    if n == 0:
-        explain()
-        raise AssertionError("unreachable")  # pragma: no cover - _prepare raised
-    if w is not None:
-        missing = xp.isnan(w) if missing is None else missing | xp.isnan(w)
-    keep = None if missing is None else ~missing
-    # Without labels, negative classes are an error in the complete rows (as in the NumPy
-    # path); with labels, a device value outside 0..K-1 is one in any row, as the encoding of
-    # a host value not in labels is (host values were checked by that encoding).
-    bad = (yt < 0) | (yp < 0)
-    out_of_range = None
-    if lab is not None:
-        bad = xp.zeros(yt.shape, dtype=xp.bool, device=sp.device)
-        for c, dev_c in zip((yt, yp), on_device, strict=True):
-            if dev_c:
-                r = (c < 0) | (c >= len(lab))
-                out_of_range = r if out_of_range is None else out_of_range | r
-    if w is not None:
-        bad = bad | (w < 0.0) | xp.isinf(w)
-        positive = w > 0.0
-        no_weight = ~xp.any(positive if keep is None else positive & keep)
-    else:
-        no_weight = xp.asarray(False, device=sp.device)
-    if keep is not None:
-        bad = bad & keep
-        any_missing, all_missing = xp.any(missing), xp.all(missing)
-    else:
-        any_missing = all_missing = xp.asarray(False, device=sp.device)
-    if out_of_range is not None:
-        bad = bad | out_of_range
-    flags = _flags(sp, xp.any(bad), any_missing, all_missing, no_weight)
-    any_bad, any_missing_, all_missing_, no_weight_ = flags
-    if lab is None:  # the label set 0..max(y_true, y_pred) over the complete rows
-        top = xp.maximum(yt, yp)
-        if keep is not None:
-            top = xp.where(keep, top, xp.zeros((), dtype=top.dtype, device=sp.device))
-        k = max(int(xp.max(top)) + 1, 2)
-    else:
-        k = len(lab)
-    from ordmetrics.metrics.agreement import MAX_IMPLIED_CLASSES
-
-    if (
-        any_bad
-        or (any_missing_ and nan_policy == "raise")
-        or (all_missing_ and nan_policy == "omit")
-        or (no_weight_ and not all_missing_)
-        or (lab is None and k > MAX_IMPLIED_CLASSES)
-    ):
-        explain()
-        raise RuntimeError(  # pragma: no cover - the device and the host checks disagree
-            "internal error: invalid input not identified; please report it"
-        )
-    if any_missing_:
-        yt, yp = yt[keep], yp[keep]
-        w = None if w is None else w[keep]
-    return _Hard(sp, yt, yp, w, k, any_missing_ and nan_policy == "propagate")
-
-
-def _bincount(data: _Hard, integer: bool) -> Any:
-    """The K x K confusion counts on the device (rows: true class, columns: predicted)."""
-    sp = data.sp
-    aac, xp = sp.aac, sp.xp
-    k = data.n_classes
-    w = None if data.weight is None else xp.astype(data.weight, sp.fdtype)
-    flat = data.y_true * k + data.y_pred
-    if aac.is_torch_namespace(xp):
-        import torch
-
-        counts = torch.bincount(flat, weights=w, minlength=k * k)
-    elif aac.is_cupy_namespace(xp):
-        import cupy
-
-        counts = cupy.bincount(flat, weights=w, minlength=k * k)
-    elif aac.is_jax_namespace(xp):
-        counts = xp.bincount(flat, weights=w, length=k * k)
-    else:  # no scatter-add in the standard: a product of one-hot matrices, O(N K^2)
-        cls = xp.arange(k, dtype=data.y_true.dtype, device=sp.device)
-        A = xp.astype(data.y_true[:, None] == cls[None, :], sp.fdtype)
-        B = xp.astype(data.y_pred[:, None] == cls[None, :], sp.fdtype)
-        if w is not None:
-            B = B * w[:, None]
-        counts = xp.matmul(xp.matrix_transpose(A), B)  # exact counts below 2^53 in float64
-        return xp.astype(counts, sp.idtype) if integer else counts
-    counts = xp.reshape(counts, (k, k))
-    return counts if integer else xp.astype(counts, sp.fdtype, copy=False)
-
-
-def agreement_scalar(
-    name: str,
-    y_true: Any,
-    y_pred: Any,
-    labels: Any,
-    sample_weight: Any,
-    nan_policy: str,
-    **options: Any,
-) -> Any:
-    """An agreement metric of device arrays: the device twin of ``agreement._scalar``.
-
-    The confusion matrix is counted on the device; the metric's formula
-    (:func:`ordmetrics.metrics.agreement.counts_evaluator`) runs on a host copy of that K x K table.
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`ordmetrics.metrics.agreement.AGREEMENT_METRICS`.
-    y_true, y_pred : array-like
-        Integer class indices; at least one a device array, the other of the same library
-        and device or host data (encoded on the host).
-    labels : sequence or None
-        None (the classes 0..max(y_true, y_pred)) or the indices 0..K-1.
-    sample_weight : array-like or None
-        Frequency weights, a device array of the same library or host data.
-    nan_policy : {"raise", "omit", "propagate"}
-        As for the NumPy path (only host data can hold missing labels).
-    **options
-        The metric's options (``weights``, ``costs``, ``normalize``, ``k``).
-
-    Returns
-    -------
-    array or float
-        A 0-d array of the input library on its device (float64 where available), or a float
-        inside ``device_results("float")``; NaN with a warning where the metric is undefined.
-    """
-    from ordmetrics.metrics.agreement import (
-        _UNDEFINED,
-        counts_evaluator,
-    )
-
-    data = _prepare_hard(y_true, y_pred, labels, sample_weight, nan_policy)
-    if data.weight is not None:  # only ratios of the counts matter: no overflow
-        data = replace(data, weight=_unit_weights(data.sp, data.weight)[0])
-    f = counts_evaluator(name, data.n_classes, **options)
-    sp = data.sp
-    if data.propagate:
-        return _scalar_out(sp.asarray(math.nan, sp.fdtype))
-    M = _to_host(sp, _bincount(data, integer=False)).astype(np.float64, copy=False)
-    value = float(f(M))
-    if math.isnan(value):  # the warning of agreement._scalar
-        base = "kappa" if name in ("kappa", "qwk") else name
-        label = "expected_cost(normalize=True)" if base == "expected_cost" else name
-        warn_undefined(label, _UNDEFINED[base])
-    return _scalar_out(sp.asarray(value, sp.fdtype))
-
-
-def confusion_matrix(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    labels: Any,
-    sample_weight: Any,
-    nan_policy: str,
-    normalize: str | None,
-) -> Any:
-    """The confusion matrix of device arrays, counted and normalised on the device.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like
-        As for :func:`agreement_scalar`.
-    labels : sequence or None
-        None or the indices 0..K-1.
-    sample_weight : array-like or None
-        Frequency weights.
-    nan_policy : {"raise", "omit", "propagate"}
-        As for the NumPy path.
-    normalize : {"true", "pred", "all"} or None
-        As for :func:`ordmetrics.metrics.agreement.confusion_matrix`.
-
-    Returns
-    -------
-    array of shape (K, K)
-        Of the input library, on its device: integer counts (int64 where available) without
-        weights and normalisation, floats (float64 where available) otherwise; all NaN under
-        ``nan_policy="propagate"`` with a missing value.
-    """
-    from ordmetrics.metrics.agreement import NORMALIZE
-
-    if normalize is not None:
-        check_option(normalize, "normalize", NORMALIZE)
-    data = _prepare_hard(y_true, y_pred, labels, sample_weight, nan_policy)
-    if normalize is not None and data.weight is not None:  # ratios only: no overflow
-        data = replace(data, weight=_unit_weights(data.sp, data.weight)[0])
-    sp, xp, k = data.sp, data.sp.xp, data.n_classes
-    if data.propagate:
-        return xp.full((k, k), math.nan, dtype=sp.fdtype, device=sp.device)
-    if data.weight is None and normalize is None:
-        return _bincount(data, integer=True)
-    counts = _bincount(data, integer=False)
-    if normalize is None:
-        return counts
-    if normalize == "all":
-        return counts / xp.sum(counts)  # the total is positive: some row has a positive weight
-    axis = 1 if normalize == "true" else 0
-    totals = xp.sum(counts, axis=axis, keepdims=True)
-    if _flags(sp, xp.any(totals == 0.0))[0]:  # the warning of agreement.confusion_matrix
-        from ordmetrics.metrics.agreement import warn_empty_classes
-
-        warn_empty_classes(normalize, np.flatnonzero(_to_host(sp, totals) == 0))
-    with np.errstate(invalid="ignore"):  # 0/0 = NaN is intended (NumPy-backed libraries warn)
-        return counts / totals

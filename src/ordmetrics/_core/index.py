@@ -15,6 +15,7 @@ KIND_TITLES = {
     "agreement": "Agreement on hard labels (one confusion matrix over the full label set)",
     "ranking": "Ranking (ordinal association of truth and a score)",
     "calibration": "Calibration",
+    "retention": "Retention (a set metric on the best-scored rows as the worst are removed)",
 }
 
 

@@ -6,6 +6,7 @@ Docs, metric sets, command-line tools and tests read these specs instead of repe
 from __future__ import annotations
 
 import difflib
+import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -111,11 +112,13 @@ class MetricSpec:
         the number of classes K are given for the worst case over K and explained in
         ``range_note``.
     kind : str
-        ``"scoring_rule"`` for per-sample scores of probabilistic predictions; other kinds are
-        added by the modules that define them.
+        The family of the metric, for listings: ``"scoring_rule"`` (per-sample scores of
+        probabilistic predictions), ``"agreement"``, ``"calibration"``, ``"ranking"``; other
+        kinds are added by the modules that define them. How a front computes a metric depends
+        on ``input`` and ``accumulates``, never on the kind.
     properties : mapping of str to bool
         For scoring rules: ``proper``, ``strictly_proper``, ``local``, ``distance_sensitive``,
-        ``superior`` (see DEFINITIONS section 5 and the user guide).
+        ``superior`` (see ``docs/definitions.md``, section 5, and the user guide).
     perfect : float
         The value of a perfect prediction.
     description : str
@@ -207,6 +210,12 @@ class MetricSpec:
 _REGISTRY: dict[str, MetricSpec] = {}
 
 
+class _KindDefault(enum.Enum):
+    """The default of an argument of :func:`register` that the metric's kind supplies."""
+
+    KIND = "the kind's default"
+
+
 def register(
     func: Callable[..., Any],
     *,
@@ -222,14 +231,20 @@ def register(
     variants: Mapping[str, Variant] | None = None,
     estimator: str | None = None,
     input: str | None = None,
-    accumulates: str | None = None,
+    accumulates: str | _KindDefault | None = _KindDefault.KIND,
     accumulate_options: Mapping[str, Any] | None = None,
 ) -> MetricSpec:
     """Register ``func`` as a metric and return its spec.
 
     ``estimator`` (one of :data:`ESTIMATORS`) defaults to the metric's entry of the table of
     non-``multiclass`` metrics, else ``"multiclass"``. ``input`` and ``accumulates`` default to
-    those of the ``kind`` (:data:`KIND_DEFAULTS`); a kind without defaults must give ``input``.
+    those of the ``kind`` (:data:`KIND_DEFAULTS`); a metric of a new kind must give ``input``
+    (its ``accumulates`` defaults to None: not streamed); ``accumulates=None`` states that a
+    metric of any kind needs every row at once. With its ``input``, a metric is
+    computed by every front (metric sets, data frames, callbacks, scorers): the function is
+    called as ``func(y_true, x, labels=..., sample_weight=..., nan_policy=...)`` with ``x``
+    the probabilities (``"probabilities"``, ``"scores"``) or the decided classes
+    (``"decisions"``), and its keyword-only arguments are its options.
     """
     name = name or func.__name__
     estimator = _ESTIMATOR_OF.get(name, "multiclass") if estimator is None else estimator
@@ -239,16 +254,6 @@ def register(
         )
     if name in _REGISTRY:
         raise ValueError(f"a metric named {name!r} is already registered")
-    default_input, default_acc = KIND_DEFAULTS.get(kind, (None, None))
-    input = default_input if input is None else input
-    if input not in INPUTS:
-        raise ValueError(f"input of {name!r} must be one of {', '.join(INPUTS)}; got {input!r}")
-    accumulates = default_acc if accumulates is None and kind in KIND_DEFAULTS else accumulates
-    if accumulates is not None and accumulates not in ACCUMULATORS:
-        raise ValueError(
-            f"accumulates of {name!r} must be one of {', '.join(ACCUMULATORS)} or None; "
-            f"got {accumulates!r}"
-        )
     if direction not in ("minimize", "maximize"):
         raise ValueError(f"direction must be 'minimize' or 'maximize'; got {direction!r}")
     props = dict(properties or {})
@@ -266,6 +271,20 @@ def register(
         missing = set(PROPERTY_NAMES) - set(variant.properties)
         if missing:
             raise ValueError(f"variant {label!r} of {name!r} must declare {sorted(missing)}")
+    default_input, default_acc = KIND_DEFAULTS.get(kind, (None, None))
+    input = default_input if input is None else input
+    if input not in INPUTS:
+        new_kind = f" (kind {kind!r} has no default input: pass input=)" if input is None else ""
+        raise ValueError(
+            f"input of {name!r} must be one of {', '.join(INPUTS)}; got {input!r}{new_kind}"
+        )
+    if isinstance(accumulates, _KindDefault):
+        accumulates = default_acc
+    if accumulates is not None and accumulates not in ACCUMULATORS:
+        raise ValueError(
+            f"accumulates of {name!r} must be one of {', '.join(ACCUMULATORS)} or None; "
+            f"got {accumulates!r}"
+        )
     spec = MetricSpec(
         name=name,
         func=func,
@@ -284,6 +303,20 @@ def register(
         accumulate_options=MappingProxyType(dict(accumulate_options or {})),
     )
     _REGISTRY[name] = spec
+    return spec
+
+
+def unregister(name: str) -> MetricSpec:
+    """Remove a registered metric and return its spec (for metrics registered for a while,
+    e.g. by a test).
+
+    Raises
+    ------
+    ValueError
+        For a name that is not registered.
+    """
+    spec = get_metric(name)
+    del _REGISTRY[spec.name]
     return spec
 
 

@@ -10,8 +10,14 @@ number.
 The rows are sorted once; the confusion counts of every retained subset are cumulative sums of
 the per-row cell counts between consecutive cut points, and the metric is evaluated on all of
 them in one batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`:
-O(N log N + M K^2)
-for M fractions, never a recomputation per fraction.
+O(N log N + M K^2) for M fractions, never a recomputation per fraction. The inputs (fractions,
+per-sample scores, decisions, the ranking) are checked in
+:mod:`ordmetrics.evaluation.retention_inputs`; the cuts, the random baseline and the area are
+computed in :mod:`ordmetrics.evaluation.retention_baselines`.
+
+AURSC is a registered metric of kind ``"retention"`` (:data:`RETENTION_KIND`): computed from
+the probabilities, with no accumulator family (it ranks every row at once, so it is not
+streamed), and with the direction and range of its set metric ``metric=`` (QWK by default).
 """
 
 from __future__ import annotations
@@ -25,41 +31,55 @@ from typing import Any
 import numpy as np
 
 from ordmetrics._core.docs import fill_doc
-from ordmetrics._core.numerics import (
-    group_starts_sorted,
-    rank_order,
-    scale_weights,
-)
+from ordmetrics._core.numerics import scale_weights
+from ordmetrics._core.random import make_rng
 from ordmetrics._core.registry import (
-    MetricSpec,
     get_metric,
     list_metrics,
+    register,
 )
 from ordmetrics._core.validation import (
-    Prepared,
-    as_scores,
-    check_lengths,
-    check_option,
-    encode_labels,
     fmt_values,
-    prepare_proba,
     type_name,
 )
 from ordmetrics._core.warnings import UndefinedMetricWarning
+from ordmetrics.evaluation.retention_baselines import (
+    _area,
+    _integer_units,
+    _prefix_counts,
+    _random_baseline,
+    _targets,
+)
+from ordmetrics.evaluation.retention_inputs import (
+    DEFAULT_FRACTIONS,
+    _check_fractions,
+    _check_n_random,
+    _hard_predictions,
+    computed_scores,
+    per_sample_scores,
+    prepare,
+    rank_best_first,
+)
 from ordmetrics.metrics.agreement import (
     AGREEMENT_METRICS,
     counts_evaluator,
 )
-from ordmetrics.metrics.decisions import (
-    RULES,
-    decide,
-)
 
-__all__ = ["DEFAULT_FRACTIONS", "RetentionCurve", "aursc", "retention_curve"]
+__all__ = [
+    "DEFAULT_FRACTIONS",
+    "RETENTION_KIND",
+    "RetentionCurve",
+    "aursc",
+    "computed_scores",
+    "per_sample_scores",
+    "prepare",
+    "rank_best_first",
+    "retention_curve",
+]
 
-#: The default retained fractions 1.000, 0.975, ..., 0.500 (21 points, k / 40 exactly rounded).
-DEFAULT_FRACTIONS = np.arange(40, 19, -1) / 40.0
-DEFAULT_FRACTIONS.setflags(write=False)
+#: The registry kind of the metrics computed from a retention curve (AURSC): their direction
+#: and range are those of their set metric ``metric=``.
+RETENTION_KIND = "retention"
 
 #: Metrics that are weighted means of a per-row loss (``expected_cost`` only unnormalised):
 #: they have an oracle curve, and random removal leaves their expectation unchanged.
@@ -67,12 +87,6 @@ DECOMPOSABLE = ("expected_cost", "mae", "accuracy", "within_k_accuracy")
 
 #: The arguments every agreement metric takes; the others are its options (``metric_kwargs``).
 _COMMON_PARAMS = frozenset({"y_true", "y_pred", "labels", "sample_weight", "nan_policy"})
-
-#: Populations (total integer weight) from which NumPy's hypergeometric sampler can draw.
-_HYPERGEOMETRIC_LIMIT = 10**9
-
-#: Rows x orderings handled at once by the row-permutation Monte Carlo (bounds its memory).
-_CHUNK_ELEMENTS = 1 << 21
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -137,77 +151,6 @@ class RetentionCurve:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# Argument checks
-# --------------------------------------------------------------------------------------------
-
-
-def prepare(y_true: Any, y_proba: Any, labels: Any, sample_weight: Any) -> Prepared:
-    """:func:`~ordmetrics._core.validation.prepare_proba` with ``nan_policy="raise"``."""
-    return prepare_proba(
-        y_true,
-        y_proba,
-        labels=labels,
-        sample_weight=sample_weight,
-        nan_policy="raise",
-        renormalize_hint=False,  # no renormalize= here: the message says how to rescale
-    )
-
-
-def _check_fractions(fractions: Any) -> np.ndarray:
-    if fractions is None:
-        return DEFAULT_FRACTIONS
-    if isinstance(fractions, str):
-        raise TypeError(
-            f"fractions must be a 1-D sequence of retained fractions in (0, 1], e.g. "
-            f"[1.0, 0.9, 0.8]; got the string {fractions!r}."
-        )
-    try:
-        f = np.array(fractions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"fractions must be a 1-D sequence of numbers in (0, 1]; got {type_name(fractions)} "
-            "that could not be converted to float."
-        ) from None
-    if f.ndim != 1:
-        raise ValueError(
-            f"fractions must be a 1-D sequence of retained fractions in (0, 1]; got an array "
-            f"of shape {f.shape}. Pass e.g. fractions=[1.0, 0.9, 0.8]."
-        )
-    if f.size == 0:
-        raise ValueError(
-            "fractions is empty; pass at least one retained fraction in (0, 1], or None for "
-            "the default 1.000, 0.975, ..., 0.500."
-        )
-    bad = ~((f > 0) & (f <= 1))  # NaN included
-    if bad.any():
-        raise ValueError(
-            f"fractions must lie in (0, 1] (the share of rows kept); got "
-            f"{fmt_values(f[bad].tolist())}. A fraction of 0 keeps nothing."
-        )
-    if f.size > 1 and not (np.diff(f) < 0).all():
-        raise ValueError(
-            f"fractions must be strictly decreasing (most rows kept first); got "
-            f"{fmt_values(f.tolist(), 8)}. Pass e.g. np.unique(fractions)[::-1]."
-        )
-    f.setflags(write=False)
-    return f
-
-
-def _check_n_random(n_random: Any) -> int:
-    if isinstance(n_random, bool) or not isinstance(n_random, int | np.integer):
-        raise TypeError(
-            f"n_random must be a non-negative integer (random orderings of the Monte Carlo "
-            f"baseline); got {type_name(n_random)} {n_random!r}."
-        )
-    if n_random < 0:
-        raise ValueError(
-            f"n_random must be a non-negative integer; got {n_random}. Pass 0 to skip the "
-            "Monte Carlo baseline."
-        )
-    return int(n_random)
-
-
 def _metric_evaluator(
     metric: Any, metric_kwargs: Any, n_classes: int
 ) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, Any]]:
@@ -252,351 +195,6 @@ def _metric_evaluator(
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"metric_kwargs of {metric}: {exc}") from None
     return evaluator, options
-
-
-def _callable_name(func: Any) -> str:
-    name = getattr(func, "__name__", None)
-    return name if isinstance(name, str) and name and not name.startswith("<") else "custom"
-
-
-def per_sample_scores(
-    by: Any, y_true: Any, y_proba: Any, prep: Prepared, labels: Any
-) -> tuple[np.ndarray, str]:
-    """The per-sample scores that rank the rows, and the name of ``by``.
-
-    ``by`` is a registered scoring rule (name or spec, called on the validated arrays with
-    ``reduction="none"``), a callable (called as ``by(y_true, y_proba)`` with the caller's
-    arguments, adding ``labels=labels`` when it has a ``labels`` parameter and labels are
-    given, and ``reduction="none"`` when it has a ``reduction`` parameter), or an array of N
-    finite scores. Lower is better. Shared with
-    :func:`~ordmetrics.evaluation.worst.worst_predictions`.
-    """
-    n = prep.y_true.size
-    rules = list_metrics("scoring_rule")
-    if isinstance(by, MetricSpec):
-        by = by.name
-    if isinstance(by, str):
-        if by not in rules:
-            spec_kind = get_metric(by).kind if by in list_metrics() else None
-            what = f" ({by!r} is a metric of kind {spec_kind!r})" if spec_kind else ""
-            raise ValueError(
-                f"by must be a scoring rule that scores each row ({', '.join(rules)}), a "
-                f"callable returning one score per row, or an array of per-row scores; got "
-                f"{by!r}{what}."
-            )
-        scores = get_metric(by).func(prep.y_true, prep.other, reduction="none")
-        return np.asarray(scores, dtype=np.float64), by
-    if callable(by):
-        name = _callable_name(by)
-        try:
-            params = inspect.signature(by).parameters
-        except (TypeError, ValueError):  # some builtins have no signature
-            params = {}  # type: ignore[assignment]
-        kwargs: dict[str, Any] = {}
-        if "labels" in params and labels is not None:
-            kwargs["labels"] = labels
-        if "reduction" in params:
-            kwargs["reduction"] = "none"
-        out = by(y_true, y_proba, **kwargs)
-        try:
-            scores = np.asarray(out, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"by={name} must return one number per row; it returned {type_name(out)} "
-                "that could not be converted to float."
-            ) from None
-        if scores.ndim != 1 or scores.size != n:
-            raise ValueError(
-                f"by={name} must return one score per row ({n} values, a 1-D array); it "
-                f"returned shape {scores.shape}. A function of the library needs "
-                "reduction='none'."
-            )
-        nan = np.flatnonzero(np.isnan(scores))
-        if nan.size:
-            raise ValueError(
-                f"by={name} returned NaN for rows {fmt_values(nan.tolist())}; every row needs "
-                "a score to be ranked."
-            )
-        return scores, name
-    scores = as_scores(by, name="by")
-    check_lengths(n, scores.size, "by")
-    nan = np.flatnonzero(np.isnan(scores))
-    if nan.size:
-        raise ValueError(
-            f"by must hold finite per-row scores; got NaN in rows {fmt_values(nan.tolist())}."
-        )
-    return scores, "custom"
-
-
-def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
-    """Class indices of the decisions: a rule of :func:`decide` or given hard predictions."""
-    k = prep.n_classes
-    if isinstance(decision, str):
-        check_option(decision, "decision", RULES)
-        return decide(prep.other, decision), decision
-    if decision is None or np.ndim(decision) == 0:
-        raise TypeError(
-            f"decision must be one of {', '.join(repr(r) for r in RULES)} or an array of hard "
-            f"predictions (one class per row); got {type_name(decision)} {decision!r}."
-        )
-    enc = encode_labels(
-        decision, labels=prep.labels, n_classes=k, name="decision", proba_name="y_proba"
-    )
-    check_lengths(prep.y_true.size, enc.codes.size, "decision")
-    if enc.missing is not None:
-        rows = np.flatnonzero(enc.missing)
-        raise ValueError(
-            f"decision is missing in rows {fmt_values(rows.tolist())}; every row needs a "
-            "predicted class."
-        )
-    codes = enc.codes
-    bad = (codes < 0) | (codes >= k)
-    if bad.any():
-        rows = np.flatnonzero(bad)
-        raise ValueError(
-            f"decision must hold class indices 0..{k - 1} (y_proba has {k} columns); got "
-            f"{fmt_values(sorted(set(codes[rows].tolist())))} in rows "
-            f"{fmt_values(rows.tolist())}. Pass labels= if the classes have other names."
-        )
-    return codes, "custom"
-
-
-# --------------------------------------------------------------------------------------------
-# Ranking and confusion counts of every retained prefix
-# --------------------------------------------------------------------------------------------
-
-
-def computed_scores(by_name: str) -> bool:
-    """Whether the scores named ``by_name`` (from :func:`per_sample_scores`) were computed by
-    ordmetrics (a registered scoring rule): their near-ties are then ties (_numerics)."""
-    return by_name in list_metrics("scoring_rule")
-
-
-def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False) -> np.ndarray:
-    """Rows ordered by score ascending, ties by position ascending (a stable argsort).
-
-    ``computed``: the scores were computed by ordmetrics (a registered scoring rule), so
-    near-equal scores are ties by the rule of :mod:`ordmetrics._core.numerics` (sorted by their
-    tie group, then by position); otherwise scores are compared exactly.
-
-    With ``0 < head < N`` only the *set* of the first ``head`` rows is guaranteed (in any
-    order); the rows after them are in ranking order. That is all a retention curve needs
-    when every cut keeps at least ``head`` rows, and it costs a partition of N rows and a sort
-    of the other N - head instead of a sort of N.
-
-    An unstable sort gives the ranking when no two scores are equal; where ties could matter
-    (equal scores among the sorted rows, or across the partition) the stable sort decides.
-    """
-    n = scores.size
-    if 0 < head < n:
-        part = np.argpartition(scores, head - 1)
-        tail = part[head:]
-        ts = scores[tail]
-        o = np.argsort(ts)
-        ts = ts[o]
-        # head rows are <= scores[part[head - 1]] <= tail rows: a tie across is an equality
-        # (or, for computed scores, a gap within the tie tolerance)
-        if computed:
-            distinct = group_starts_sorted(np.concatenate([[scores[part[head - 1]]], ts]))
-            if distinct[1:].all():
-                return np.concatenate([part[:head], tail[o]])
-        elif ts[0] != scores[part[head - 1]] and not (ts[1:] == ts[:-1]).any():
-            return np.concatenate([part[:head], tail[o]])
-    if computed:
-        return rank_order(scores)
-    order = np.argsort(scores)
-    s = scores[order]
-    if n > 1 and (s[1:] == s[:-1]).any():
-        order = np.argsort(scores, kind="stable")
-    return order
-
-
-def _integer_units(weight: np.ndarray) -> bool:
-    """Whether the weights are integers whose sum is exact in float64 (at most 2^53): only
-    then are they units, cut by whole units (see the Notes of :func:`retention_curve`)."""
-    with np.errstate(over="ignore"):
-        return bool((weight == np.floor(weight)).all() and weight.sum() <= 2.0**53)
-
-
-def _targets(
-    fractions: np.ndarray, weight: np.ndarray | None, n: int
-) -> tuple[np.ndarray, bool, float]:
-    """Retained weight T(f) per fraction, whether the weights are integers, and the total W."""
-    if weight is None:
-        total, integer = float(n), True
-    else:
-        total = float(weight.sum())
-        integer = _integer_units(weight)
-    raw = fractions * total
-    if integer:
-        return np.maximum(1.0, np.floor(raw + 0.5)), True, total
-    return raw, False, total
-
-
-def _prefix_counts(
-    cells: np.ndarray,
-    weight: np.ndarray | None,
-    orders: np.ndarray,
-    targets: np.ndarray,
-    kk: int,
-    tol: float,
-) -> np.ndarray:
-    """Confusion counts of the first T rows (by weight) of each ordering, for each target T.
-
-    ``cells`` holds each row's cell ``y * K + yhat``; ``orders`` of shape (R, N) lists the
-    rows of each of R orderings; rows enter in that order until their cumulative weight
-    reaches T, the boundary row contributing only the part of its weight that is needed.
-    Returns (R, M, K*K): the rows between consecutive cuts are counted once (one bincount)
-    and cumulated over the cuts, so the cost is O(R N + R M K^2).
-
-    ``tol`` absorbs the rounding of cumulative sums of non-integer weights: a boundary part
-    within ``tol`` of 0 or of the row's whole weight is taken as exactly that (0 for integer
-    weights, where every sum is exact).
-    """
-    r, n = orders.shape
-    m = targets.size
-    asc = np.argsort(targets, kind="stable")
-    t_asc = targets[asc]
-    c = cells[orders]
-    # segment s of a row: it is fully retained at the targets t_asc[s:], the ones >= its
-    # cumulative weight
-    if weight is None:
-        w = None
-        # the row at position i (cumulative weight i + 1) is in segment s for
-        # t_asc[s - 1] < i + 1 <= t_asc[s]
-        bounds = np.concatenate([[0], t_asc.astype(np.int64), [n]])
-        seg = np.repeat(np.arange(m + 1), np.diff(bounds))[None, :]
-    else:
-        w = weight[orders]
-        cw = np.cumsum(w, axis=1)
-        seg = np.searchsorted(t_asc, cw, side="left")
-    seg = np.broadcast_to(seg, (r, n))
-    block = np.arange(r)[:, None] * (m + 1) + seg
-    hist = np.bincount(
-        (block * kk + c).ravel(),
-        weights=None if w is None else w.ravel(),
-        minlength=r * (m + 1) * kk,
-    ).reshape(r, m + 1, kk)
-    counts = np.cumsum(hist[:, :m], axis=1)
-    if w is not None:
-        # number of fully retained rows at each target; the next row is the boundary row
-        n_full = np.cumsum(
-            np.bincount(block.ravel(), minlength=r * (m + 1)).reshape(r, m + 1)[:, :m], axis=1
-        )
-        rows = np.arange(r)[:, None]
-        inside = n_full < n
-        b = np.minimum(n_full, n - 1)
-        before = np.where(n_full > 0, cw[rows, np.maximum(n_full - 1, 0)], 0.0)
-        part = np.where(inside, t_asc[None, :] - before, 0.0)
-        wb = w[rows, b]
-        part = np.where(part <= tol, 0.0, np.where(wb - part <= tol, wb, part))
-        counts[rows, np.arange(m)[None, :], c[rows, b]] += part
-    out = np.empty_like(counts)
-    out[:, asc] = counts
-    return out
-
-
-def _random_counts_units(
-    full: np.ndarray, targets: np.ndarray, n_random: int, rng: np.random.Generator
-) -> np.ndarray:
-    """Counts of ``n_random`` uniformly random subsets of T weight units, for each target T.
-
-    A row of integer weight w is w units (repeated rows). The cell counts of a uniformly
-    random subset of T of the W units follow the multivariate hypergeometric distribution,
-    drawn here directly: O(M n_random K^2), whatever N.
-    """
-    colors = np.rint(full).astype(np.int64)
-    total = int(colors.sum())
-    out = np.empty((n_random, targets.size, colors.size))
-    for j, t in enumerate(targets.astype(np.int64).tolist()):
-        if t >= total:
-            out[:, j] = colors
-        else:
-            out[:, j] = rng.multivariate_hypergeometric(colors, t, size=n_random)
-    return out
-
-
-def _random_counts_rows(
-    cells: np.ndarray,
-    weight: np.ndarray | None,
-    targets: np.ndarray,
-    n_random: int,
-    rng: np.random.Generator,
-    kk: int,
-    tol: float,
-) -> np.ndarray:
-    """Prefix counts of ``n_random`` uniformly random orderings of the rows (non-integer
-    weights, or integer weights too large for the hypergeometric sampler)."""
-    n = cells.size
-    chunk = max(1, _CHUNK_ELEMENTS // n)
-    parts = []
-    for start in range(0, n_random, chunk):
-        size = min(chunk, n_random - start)
-        orders = rng.permuted(np.tile(np.arange(n), (size, 1)), axis=1)
-        parts.append(_prefix_counts(cells, weight, orders, targets, kk, tol))
-    return np.concatenate(parts, axis=0)
-
-
-def _random_baseline(
-    evaluate: Callable[[np.ndarray], np.ndarray],
-    full: np.ndarray,
-    cells: np.ndarray,
-    weight: np.ndarray | None,
-    targets: np.ndarray,
-    n_random: int,
-    rng: np.random.Generator,
-    k: int,
-    tol: float,
-    integer: bool,
-    total: float,
-) -> np.ndarray:
-    """Mean metric (NaN left out) of ``n_random`` random retentions, for each target.
-
-    The random counts are drawn and evaluated a chunk of orderings at a time, so the memory
-    does not grow with ``n_random``: a chunk holds at most ``_CHUNK_ELEMENTS`` counts (M K^2
-    per ordering; one ordering when that alone is larger), and for the row orderings at most
-    ``_CHUNK_ELEMENTS`` row indices. Whenever everything fits in one chunk, the draws are
-    those of one call for all ``n_random`` orderings.
-    """
-    kk = k * k
-    m = targets.size
-    units = integer and total < _HYPERGEOMETRIC_LIMIT
-    chunk = max(1, _CHUNK_ELEMENTS // (m * kk))
-    if not units:
-        chunk = min(chunk, max(1, _CHUNK_ELEMENTS // cells.size))
-    chunk = min(chunk, n_random)
-    sums = np.zeros(m)
-    defined = np.zeros(m, dtype=np.int64)
-    for start in range(0, n_random, chunk):
-        size = min(chunk, n_random - start)
-        if units:
-            rand = _random_counts_units(full, targets, size, rng)
-        else:
-            rand = _random_counts_rows(cells, weight, targets, size, rng, kk, tol)
-        values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
-        del rand
-        ok = ~np.isnan(values)
-        sums += np.where(ok, values, 0.0).sum(axis=0)
-        defined += ok.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(defined > 0, sums / np.maximum(defined, 1), np.nan)
-
-
-def _area(fractions: np.ndarray, values: np.ndarray) -> float:
-    """Trapezoidal area under (f, value) divided by the span of f (a single point: its value).
-
-    Written as v_0 + sum_j c_j (v_j - v_0) with trapezoid weights c_j summing to 1, so that a
-    constant curve gives exactly its constant.
-    """
-    v = np.asarray(values, dtype=np.float64)
-    if v.size == 1:
-        return float(v[0])
-    df = fractions[:-1] - fractions[1:]
-    c = np.zeros(v.size)
-    c[:-1] += df / 2
-    c[1:] += df / 2
-    c /= fractions[0] - fractions[-1]
-    return float(v[0] + np.dot(c, v - v[0]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -664,14 +262,7 @@ def _compute(
         oracle_order = np.argsort(key[cells], kind="stable")
         stacks.append(_prefix_counts(cells, w, oracle_order[None, :], targets, kk, tol))
     if mc:
-        try:
-            rng = np.random.default_rng(random_state)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(
-                "random_state must be None, a non-negative integer seed or a "
-                f"numpy.random.Generator; got {random_state!r} ({exc}). Pass e.g. "
-                "random_state=0."
-            ) from None
+        rng = make_rng(random_state)  # True is not the seed 1
         random_mean = _random_baseline(
             evaluate, stacks[0][0, 0], cells, w, targets, n_random, rng, k, tol, integer, total
         )
@@ -952,3 +543,17 @@ def aursc(
         n_random=0,
         random_state=None,
     ).area
+
+
+register(
+    aursc,
+    kind=RETENTION_KIND,
+    direction="maximize",
+    range=(-1, 1),
+    perfect=1.0,
+    description="area under the retention curve of a set metric (default QWK), normalised",
+    range_note="of the default set metric QWK; with metric= the range and direction are the "
+    "set metric's",
+    input="probabilities",
+    accumulates=None,
+)

@@ -18,13 +18,13 @@ from ordmetrics._core.validation import (
     check_option,
     type_name,
 )
-from ordmetrics.evaluation.retention import (
+from ordmetrics.evaluation.retention_inputs import (
     computed_scores,
     per_sample_scores,
     prepare,
     rank_best_first,
 )
-from ordmetrics.metrics.decisions import _label_array
+from ordmetrics.metrics.decisions import label_array
 
 __all__ = ["WorstPredictions", "worst_predictions"]
 
@@ -234,7 +234,7 @@ def worst_predictions(
     order = rank_best_first(scores, head=n - n_top, computed=computed_scores(by_name))
     index = order[n - n_top :][::-1]
     codes = prep.y_true[index]
-    y_out = codes if prep.labels is None else _label_array(prep.labels)[codes]
+    y_out = codes if prep.labels is None else label_array(prep.labels)[codes]
     return WorstPredictions(
         index=_frozen(index.astype(np.int64)),
         score=_frozen(scores[index]),

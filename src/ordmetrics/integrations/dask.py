@@ -61,13 +61,13 @@ from ordmetrics.evaluation.streaming import (
     DEFAULT_N_GRID,
     Evaluator,
 )
-from ordmetrics.io.frames import (
-    _by_columns,
-    _check_column,
-    _check_roles,
-    _fmt_columns,
-    _narwhals,
+from ordmetrics.io.frame_columns import (
+    by_columns,
+    check_column,
+    check_roles,
+    fmt_columns,
     group_key_rows,
+    import_narwhals,
     label_proba_columns,
 )
 
@@ -170,7 +170,7 @@ def _truth_labels(ddf: Any, truth: Any, labels: Any, n_proba: int) -> Any:
         if not all(isinstance(c, numbers.Integral) for c in categories):
             raise ValueError(
                 f"truth column {truth!r} is an unordered categorical of labels such as "
-                f"{_fmt_columns(categories, 3)}, whose order ordmetrics cannot know; pass "
+                f"{fmt_columns(categories, 3)}, whose order ordmetrics cannot know; pass "
                 "labels=[...] listing them in ordinal order (the order of the probability "
                 "columns), or make the categorical ordered."
             )
@@ -357,7 +357,7 @@ def _output(
 ) -> Any:
     import pandas as pd
 
-    nw = _narwhals()
+    nw = import_narwhals()
     n = len(results)
     estimate = [r.values[name] for _, r in results for name in names]
     bound = [r.bounds[name] for _, r in results for name in names]
@@ -519,13 +519,13 @@ def evaluate(
     dask, dd = _dask()
     _check_frame(ddf, dd)
     columns = list(ddf.columns)
-    truth_col = _check_column(truth, "truth", columns)
+    truth_col = check_column(truth, "truth", columns)
     proba_cols = label_proba_columns(proba, columns, labels, _ordered_categories(ddf, truth_col))
-    by_cols = _by_columns(by, columns)
+    by_cols = by_columns(by, columns)
     weight_col = (
-        None if sample_weight is None else _check_column(sample_weight, "sample_weight", columns)
+        None if sample_weight is None else check_column(sample_weight, "sample_weight", columns)
     )
-    _check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
+    check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
     if _BOUND in by_cols:
         raise ValueError(
             f"by column {_BOUND!r} has the name of an output column (metric, estimator, "
@@ -548,7 +548,7 @@ def evaluate(
     if template.n_classes is not None and template.n_classes != len(proba_cols):
         raise ValueError(
             f"labels has {template.n_classes} classes but proba has {len(proba_cols)} columns "
-            f"({_fmt_columns(proba_cols)}); give one label per probability column, in the "
+            f"({fmt_columns(proba_cols)}); give one label per probability column, in the "
             "order of the columns."
         )
     spec = {

@@ -16,18 +16,18 @@ and the other searches, alone or in a dict of several scorers.
    returned as they are. This is the convention of scikit-learn's own ``neg_log_loss``; the
    sign of a scorer is in its ``sign`` attribute and in its ``repr``.
 
-What the scorer asks the estimator for depends on the kind of the metric (see
-:func:`ordmetrics.get_metric`):
+What the scorer asks the estimator for depends on the input of the metric, its registry
+entry's ``input`` (see :func:`ordmetrics.get_metric`):
 
-============ ================================ ============================================
-kind         estimator method                 passed to the metric
-============ ================================ ============================================
-scoring_rule ``predict_proba``                the probabilities, columns in ordinal order
-calibration  ``predict_proba``                the probabilities, columns in ordinal order
-ranking      ``predict_proba``                the probabilities, which the metric ranks by
-                                              their expected grade sum_k k p_k
-agreement    ``predict``                      the predicted classes
-============ ================================ ============================================
+============== ================= ============================================================
+input          estimator method  passed to the metric
+============== ================= ============================================================
+probabilities  ``predict_proba`` the probabilities, columns in ordinal order (scoring rules,
+                                 calibration)
+scores         ``predict_proba`` the probabilities, which the metric ranks by their expected
+                                 grade sum_k k p_k (ranking)
+decisions      ``predict``       the predicted classes (agreement)
+============== ================= ============================================================
 
 Agreement metrics use the estimator's own ``predict``, as scikit-learn's scorers do, so a
 scorer scores the classes the model would output (for most classifiers the most probable
@@ -85,12 +85,11 @@ from ordmetrics._core.validation import (
 
 __all__ = ["OrdinalScorer", "get_scorer", "get_scorer_names"]
 
-#: The estimator method each kind of metric needs.
+#: The estimator method that gives each input of a metric (``MetricSpec.input``).
 _RESPONSE_METHOD = {
-    "scoring_rule": "predict_proba",
-    "calibration": "predict_proba",
-    "ranking": "predict_proba",
-    "agreement": "predict",
+    "probabilities": "predict_proba",
+    "scores": "predict_proba",
+    "decisions": "predict",
 }
 
 #: Arguments of the metric functions that the scorer supplies itself.
@@ -114,8 +113,9 @@ def get_scorer_names(kind: str | None = None) -> list[str]:
 
     Parameters
     ----------
-    kind : {"scoring_rule", "agreement", "ranking", "calibration"}, optional
-        Only the metrics of this kind.
+    kind : str, optional
+        Only the metrics of this registry kind (``"scoring_rule"``, ``"agreement"``,
+        ``"ranking"``, ``"calibration"``, ...; see :func:`ordmetrics.list_metrics`).
 
     Returns
     -------
@@ -130,13 +130,14 @@ def get_scorer_names(kind: str | None = None) -> list[str]:
     >>> "rps" in get_scorer_names()
     True
     """
-    if kind is not None and kind not in _RESPONSE_METHOD:
-        allowed = ", ".join(repr(k) for k in _RESPONSE_METHOD)
+    kinds = list(dict.fromkeys(get_metric(n).kind for n in list_metrics()))
+    if kind is not None and kind not in kinds:
+        allowed = ", ".join(repr(k) for k in kinds)
         raise ValueError(
             f"kind must be one of {allowed} or None; got {kind!r}. Call "
             "get_scorer_names() without kind to list every name."
         )
-    return [n for n in list_metrics(kind) if get_metric(n).kind in _RESPONSE_METHOD]
+    return [n for n in list_metrics(kind) if get_metric(n).input in _RESPONSE_METHOD]
 
 
 def _is_integer_array(values: np.ndarray) -> bool:
@@ -168,8 +169,8 @@ class OrdinalScorer:
     metric : str
         Registry name of the metric.
     kind : str
-        The metric's kind: ``"scoring_rule"``, ``"agreement"``, ``"ranking"`` or
-        ``"calibration"``.
+        The metric's registry kind: ``"scoring_rule"``, ``"agreement"``, ``"ranking"``,
+        ``"calibration"``, ...
     sign : int
         -1 when the metric is minimized (the scorer returns it negated), +1 otherwise.
     response_method : str
@@ -183,15 +184,15 @@ class OrdinalScorer:
     def __init__(self, metric: str, *, labels: Any = None, **kwargs: Any) -> None:
         _require_sklearn()
         spec = get_metric(metric)
-        if spec.kind not in _RESPONSE_METHOD:  # pragma: no cover - every kind is handled
+        if spec.input not in _RESPONSE_METHOD:  # pragma: no cover - every input is handled
             raise ValueError(
-                f"metric {spec.name!r} is of kind {spec.kind!r}, which has no scorer; "
+                f"metric {spec.name!r} has input {spec.input!r}, which no scorer can give it; "
                 f"get_scorer_names() lists the metrics that have one."
             )
         self.metric: str = spec.name
         self.kind: str = spec.kind
         self.sign: int = 1 if spec.greater_is_better else -1
-        self.response_method: str = _RESPONSE_METHOD[spec.kind]
+        self.response_method: str = _RESPONSE_METHOD[spec.input]
         self.labels: tuple[Hashable, ...] | None = (
             None if labels is None else check_labels(labels, None)
         )
@@ -241,8 +242,9 @@ class OrdinalScorer:
         Parameters
         ----------
         estimator : fitted classifier
-            With ``classes_`` and ``predict_proba`` (scoring rules, ranking and calibration
-            metrics) or ``predict`` (agreement metrics).
+            With ``classes_`` and ``predict_proba`` (metrics of probabilities or scores:
+            scoring rules, ranking and calibration) or ``predict`` (metrics of decisions:
+            agreement).
         X : array-like
             The samples to predict.
         y_true : array-like of shape (n_samples,)

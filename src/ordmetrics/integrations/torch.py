@@ -1,8 +1,9 @@
 """Differentiable ranked probability scores for PyTorch: losses to train ordinal classifiers.
 
-:func:`rps_loss` is the Ranked Probability Score of :func:`ordmetrics.rps` written in PyTorch
-operations, so that autograd differentiates it: a loss that, unlike cross-entropy, charges more
-for probability mass placed far from the true class than for mass on a neighbouring class.
+:func:`rps_loss` is the Ranked Probability Score of :func:`ordmetrics.rps` computed with PyTorch
+operations (the rule's array-API formula, the one ordmetrics evaluates tensors with), so that
+autograd differentiates it: a loss that, unlike cross-entropy, charges more for probability
+mass placed far from the true class than for mass on a neighbouring class.
 :func:`sa_rps_loss` does the same for the squared-absolute RPS of :func:`ordmetrics.sa_rps`,
 which is **not a proper scoring rule** (see its notes) and is provided for experiments only.
 :class:`RPSLoss` and :class:`SARPSLoss` wrap them as :class:`torch.nn.Module` objects, like
@@ -48,15 +49,16 @@ except ImportError as _exc:  # pragma: no cover - the test environment has torch
         "`pip install ordmetrics[torch]` (or see pytorch.org for a CPU-only or CUDA build)."
     ) from _exc
 
+import array_api_compat.torch as _xp_torch  # torch as an array-API namespace (autograd kept)
+
 from ordmetrics._core.validation import (
     REDUCTIONS,
     SUM_TOLERANCE,
     check_flag,
 )
+from ordmetrics.metrics.scoring import ScoringRule, get_rule
 
 __all__ = ["RPSLoss", "SARPSLoss", "rps_loss", "sa_rps_loss"]
-
-_RPS, _SA_RPS = "rps", "sa_rps"
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,31 +238,21 @@ def _score(
     input: Any,
     target: Any,
     *,
-    rule: str,
+    rule: ScoringRule,
+    options: dict[str, Any],
     from_logits: bool,
-    normalize: bool,
     reduction: str,
     sample_weight: Any,
     func: str,
 ) -> torch.Tensor:
-    _check_options(reduction, from_logits, normalize)
+    _check_options(reduction, from_logits)
+    param = rule.pack(**options)  # the rule's own option checks
     w = _check_inputs(
         input, target, sample_weight, from_logits=from_logits, reduction=reduction, func=func
     )
-    k = input.shape[1]
     p = torch.softmax(input, dim=1) if from_logits else input
-    # F_k = p_1 + ... + p_k and H_k = 1{y <= k} for k = 1..K-1 (0-based columns 0..K-2)
-    F = torch.cumsum(p, dim=1)[:, : k - 1]
-    classes = torch.arange(k - 1, device=input.device)
-    H = (target.unsqueeze(1) <= classes).to(p.dtype)
-    d = F - H
-    if rule == _RPS:
-        scores = (d * d).sum(dim=1)
-        if normalize:
-            scores = scores / (k - 1)
-    else:
-        mean_abs = d.abs().sum(dim=1) / (k - 1)
-        scores = mean_abs * mean_abs
+    # the rule's array-API formula (the one of the device path), on torch: autograd follows it
+    scores = rule.formula(_xp_torch, p, target, param)
     if reduction == "none":
         return scores
     if w is None:
@@ -326,7 +318,7 @@ def rps_loss(
         \mathrm{RPS}(p, y) = \frac{1}{K-1} \sum_{k=1}^{K-1} (F_k - H_k)^2,
         \qquad F_k = \sum_{j \le k} p_j,\quad H_k = 1\{y \le k\}
 
-    computed with :func:`torch.cumsum` on the softmax of the logits (or on the probabilities),
+    computed with a cumulative sum on the softmax of the logits (or on the probabilities),
     so it is smooth in the logits everywhere. The RPS is a strictly proper scoring rule: its
     expected value is minimised only by the true class distribution, so training with it, as
     with cross-entropy, rewards honest probabilities; unlike cross-entropy it is
@@ -381,9 +373,9 @@ def rps_loss(
     return _score(
         input,
         target,
-        rule=_RPS,
+        rule=get_rule("rps"),
+        options={"normalize": normalize},
         from_logits=from_logits,
-        normalize=normalize,
         reduction=reduction,
         sample_weight=sample_weight,
         func="rps_loss",
@@ -466,9 +458,9 @@ def sa_rps_loss(
     return _score(
         input,
         target,
-        rule=_SA_RPS,
+        rule=get_rule("sa_rps"),
+        options={},
         from_logits=from_logits,
-        normalize=True,
         reduction=reduction,
         sample_weight=sample_weight,
         func="sa_rps_loss",

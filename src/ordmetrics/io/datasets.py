@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ordmetrics._core.params import Options, validate_params
+
 __all__ = [
     "CUT_LABELS",
     "MODELS",
@@ -97,11 +99,7 @@ def _read_text() -> tuple[list[str], str]:
     return header, text
 
 
-def _check_model(model: str) -> None:
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}; got {model!r}")
-
-
+@validate_params({"model": [Options(MODELS, description=f"one of {MODELS}")]})
 def load_diamonds_cut(model: str = "hgb") -> ExampleData:
     """Load the true ``cut`` grades of the diamonds and one model's predicted probabilities.
 
@@ -143,7 +141,6 @@ def load_diamonds_cut(model: str = "hgb") -> ExampleData:
     >>> str(ex.y_true[0]), ex.y_proba[0].round(3).tolist()
     ('Ideal', [0.0, 0.003, 0.151, 0.053, 0.793])
     """
-    _check_model(model)
     header, text = _read_text()
     prob_columns = [f"{model}_{label.replace(' ', '_')}" for label in CUT_LABELS]
     int_columns = [header.index("row"), header.index("fold")]
@@ -168,6 +165,7 @@ def load_diamonds_cut(model: str = "hgb") -> ExampleData:
     )
 
 
+@validate_params({"backend": [Options(_FRAME_BACKENDS, description=f"one of {_FRAME_BACKENDS}")]})
 def load_diamonds_cut_frame(backend: str = "pandas") -> Any:
     """Load the whole example table, both models, as a data frame.
 
@@ -201,8 +199,6 @@ def load_diamonds_cut_frame(backend: str = "pandas") -> Any:
     >>> table.num_rows, table.schema.field("cut").type  # doctest: +SKIP
     (53940, DictionaryType(dictionary<values=string, indices=int8, ordered=1>))
     """
-    if backend not in _FRAME_BACKENDS:
-        raise ValueError(f"backend must be one of {_FRAME_BACKENDS}; got {backend!r}")
     try:
         if backend == "pandas":
             import pandas as lib

@@ -15,8 +15,8 @@ fallback of the command line for that case:
   :class:`ColumnTable` by calling the metric functions of the core on the rows of every group
   (the groups in order of first appearance, a row with a missing group value handled as
   ``nan_policy`` says, as :func:`ordmetrics.evaluate` forms them), with bootstrap intervals from
-  :func:`ordmetrics.bootstrap`. Given any other table it calls
-  :func:`ordmetrics.report.html.metric_table`.
+  :func:`ordmetrics.bootstrap`. :func:`ordmetrics.report.html.metric_table` sends a
+  :class:`ColumnTable` here.
 
 The numbers are the same as through a data frame: the same public functions are called with
 the same arrays.
@@ -41,11 +41,13 @@ import io
 import math
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ordmetrics.io.column_table import ColumnTable, check_numeric, is_numeric
 
 __all__ = [
     "NULL_VALUES",
@@ -93,86 +95,16 @@ _DIGITS = frozenset("0123456789\n")
 _DECIMALS = frozenset("0123456789\n.+-eE")
 
 
-class ColumnTable(Mapping[str, np.ndarray]):
-    """Columns of equal length as NumPy arrays, read without a data-frame library.
-
-    Parameters
-    ----------
-    columns : mapping of str to array-like
-        The columns, in order. Each becomes a one-dimensional NumPy array.
-
-    Attributes
-    ----------
-    column_names : list of str
-        The names, in order (also ``columns``).
-    num_rows : int
-        The number of rows (also ``len(table.column(name))``).
-
-    Examples
-    --------
-    >>> t = ColumnTable({"a": [1, 2], "b": ["x", None]})
-    >>> t.column_names, t.num_rows, t["a"].dtype.name, t["b"].tolist()
-    (['a', 'b'], 2, 'int64', ['x', None])
-    """
-
-    def __init__(self, columns: Mapping[str, Any]) -> None:
-        cols: dict[str, np.ndarray] = {}
-        for name, values in columns.items():
-            arr = np.asarray(values)
-            if arr.dtype.kind == "U":
-                arr = arr.astype(object)
-            if arr.ndim != 1:
-                raise ValueError(f"column {name!r} must be one-dimensional; got shape {arr.shape}.")
-            cols[str(name)] = arr
-        lengths = {len(a) for a in cols.values()}
-        if len(lengths) > 1:
-            raise ValueError(f"the columns must have equal lengths; got {sorted(lengths)} rows.")
-        self._cols = cols
-        self.num_rows = lengths.pop() if lengths else 0
-
-    @property
-    def column_names(self) -> list[str]:
-        return list(self._cols)
-
-    @property
-    def columns(self) -> list[str]:
-        return list(self._cols)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self._cols[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._cols)
-
-    def __len__(self) -> int:
-        return len(self._cols)
-
-    def __repr__(self) -> str:
-        cols = ", ".join(f"{k} {_dtype_name(v)}" for k, v in self._cols.items())
-        return f"ColumnTable({self.num_rows} rows: {cols})"
-
-
-def _dtype_name(arr: np.ndarray) -> str:
-    return "str" if arr.dtype == object else arr.dtype.name
-
-
-def _is_numeric(arr: np.ndarray) -> bool:
-    return arr.dtype.kind in "iufb"
-
-
 # --------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------
 
 
 def _error(source: str, delimiter: str, why: str) -> ValueError:
-    from ordmetrics.io.readers import (
-        InputError,
-        _show_delimiter,
-    )
+    from ordmetrics.io.sources import InputError, show_delimiter
 
     return InputError(
-        f"could not parse {source!r} as CSV with delimiter {_show_delimiter(delimiter)}: {why}"
+        f"could not parse {source!r} as CSV with delimiter {show_delimiter(delimiter)}: {why}"
     )
 
 
@@ -234,7 +166,7 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
         For a file that is not UTF-8, is empty, or has a row with more or fewer fields than
         the header (naming the line).
     """
-    from ordmetrics.io.readers import InputError
+    from ordmetrics.io.sources import InputError
 
     source_name = str(name)
     if isinstance(source, Path):
@@ -285,47 +217,15 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
 # --------------------------------------------------------------------------------------------
 
 
-def check_numeric(table: ColumnTable, columns: Sequence[str], role: str, source: str) -> None:
-    """Raise ``InputError`` when a column is not numeric, naming the first value that is not.
-
-    Examples
-    --------
-    >>> check_numeric(ColumnTable({"p": ["0.5", "x"]}), ["p"], "probability", "f.csv")
-    Traceback (most recent call last):
-    ...
-    ordmetrics.io.readers.InputError: probability column 'p' of 'f.csv' is not numeric: row 1
-    (counted from 0 after the header) holds 'x'.
-    """
-    from ordmetrics.io.readers import InputError
-
-    for c in columns:
-        values = table[c]
-        if _is_numeric(values):
-            continue
-        for i, v in enumerate(values.tolist()):
-            if v is None:
-                continue
-            try:
-                float(v)
-                continue
-            except ValueError:
-                pass
-            raise InputError(
-                f"{role} column {c!r} of {source!r} is not numeric: row {i} (counted from 0 "
-                f"after the header) holds {v!r}."
-            )
-        raise InputError(f"{role} column {c!r} of {source!r} is not numeric (type str).")
-
-
 def labels_option(
     text: str | None, table: ColumnTable, truth: str, proba: list[str], split: Any
 ) -> list[Any] | None:
     """``--labels`` in the type of the truth column (what ``cli._labels`` does for frames)."""
-    from ordmetrics.io.readers import InputError
+    from ordmetrics.io.sources import InputError
 
     column = table[truth]
     if text is None:
-        if _is_numeric(column):
+        if is_numeric(column):
             return None
         seen: list[Any] = []
         for v in column.tolist():
@@ -419,12 +319,15 @@ def metric_table(
     confidence_level: float = 0.95,
     random_state: int = 0,
 ) -> list[dict[str, Any]]:
-    """The records of :func:`ordmetrics.report.html.metric_table`, also of a :class:`ColumnTable`.
+    """The records of :func:`ordmetrics.report.html.metric_table` for a :class:`ColumnTable`.
+
+    :func:`ordmetrics.report.html.metric_table` sends a :class:`ColumnTable` here (a table
+    read without a data-frame library) and computes the records of a data frame itself.
 
     Parameters
     ----------
-    data : ColumnTable or data frame
-        A data frame goes to :func:`ordmetrics.report.html.metric_table` unchanged.
+    data : ColumnTable
+        The table read by :func:`read_csv`.
     truth, proba, metrics, by, labels, sample_weight, nan_policy, decision, n_resamples, \
 confidence_level, random_state
         As for :func:`ordmetrics.report.html.metric_table`.
@@ -434,23 +337,16 @@ confidence_level, random_state
     list of dict
         One record per (group, metric): the ``by`` columns (None for a missing value),
         ``metric``, ``estimate``, ``direction``, ``low`` and ``high``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`ColumnTable`.
     """
     if not isinstance(data, ColumnTable):
-        from ordmetrics.report.html import metric_table as frame_metric_table
-
-        return frame_metric_table(
-            data,
-            truth=truth,
-            proba=proba,
-            metrics=metrics,
-            by=by,
-            labels=labels,
-            sample_weight=sample_weight,
-            nan_policy=nan_policy,
-            decision=decision,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            random_state=random_state,
+        raise TypeError(
+            f"data must be a ColumnTable (a table read without a data-frame library); got "
+            f"{type(data).__name__}. Data frames go to ordmetrics.report.html.metric_table."
         )
     from ordmetrics._core.progress import progress
     from ordmetrics._core.validation import (
@@ -458,31 +354,36 @@ confidence_level, random_state
         check_option,
     )
     from ordmetrics.evaluation import bootstrap
-    from ordmetrics.io import frames as _frame
+    from ordmetrics.evaluation.metric_set import as_float, as_metric_set, decide_rows
+    from ordmetrics.evaluation.resampling import check_resamples
+    from ordmetrics.io.frame_columns import (
+        by_columns,
+        check_column,
+        check_roles,
+        group_key_rows,
+        label_proba_columns,
+    )
     from ordmetrics.metrics.decisions import RULES
-    from ordmetrics.report.html import _check_resamples
 
-    n_resamples = _check_resamples(n_resamples)
-    ms = _frame._as_metric_set(metrics)
+    n_resamples = check_resamples(n_resamples)
+    ms = as_metric_set(metrics)
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     check_option(decision, "decision", RULES)
     columns = table_columns = data.column_names
-    truth_col = _frame._check_column(truth, "truth", table_columns)
-    proba_cols = _frame.label_proba_columns(proba, columns, labels)
-    by_cols = _frame._by_columns(by, columns)
+    truth_col = check_column(truth, "truth", table_columns)
+    proba_cols = label_proba_columns(proba, columns, labels)
+    by_cols = by_columns(by, columns)
     weight_col = (
-        None
-        if sample_weight is None
-        else _frame._check_column(sample_weight, "sample_weight", columns)
+        None if sample_weight is None else check_column(sample_weight, "sample_weight", columns)
     )
-    _frame._check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
+    check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
     clash = [c for c in by_cols if c in ("low", "high")]
     if clash:
         raise ValueError(
             f"by column {clash[0]!r} has the name of an interval column (low, high); rename it."
         )
     for c in [*proba_cols, *([] if weight_col is None else [weight_col])]:
-        if not _is_numeric(data[c]):
+        if not is_numeric(data[c]):
             arg = "proba" if c in proba_cols else "sample_weight"
             raise TypeError(f"{arg} column {c!r} must be numeric; it holds text.")
 
@@ -490,12 +391,12 @@ confidence_level, random_state
     P_all = np.column_stack([data[c].astype(np.float64) for c in proba_cols])
     w_all = None if weight_col is None else data[weight_col].astype(np.float64)
     agreement_labels = labels
-    if labels is None and _is_numeric(y_all):
+    if labels is None and is_numeric(y_all):
         agreement_labels = list(range(len(proba_cols)))
     groups: list[np.ndarray | None] = list(_groups(data, by_cols)) if by_cols else [None]
     if by_cols:  # rows with a missing group key, as nan_policy says (as evaluate does)
         missing = [_codes(data[c]) == 0 for c in by_cols]
-        keep = _frame.group_key_rows(by_cols, missing, nan_policy)
+        keep = group_key_rows(by_cols, missing, nan_policy)
         if keep is not None:
             groups = [g for g in groups if g is not None and keep[g[0]]]
 
@@ -509,10 +410,10 @@ confidence_level, random_state
         preds: dict[str, Any] = {}
         for entry in ms:
             options = dict(entry.options)
-            if entry.kind in _frame._DECISION_KINDS:
+            if entry.spec.input == "decisions":
                 rule = options.pop("decision", decision)
                 if rule not in preds:
-                    preds[rule] = _frame._decisions(P, rule, agreement_labels, nan_policy, rows)
+                    preds[rule] = decide_rows(P, rule, agreement_labels, nan_policy, rows)
                 x, lab = preds[rule], agreement_labels
             else:
                 x, lab = P, labels
@@ -529,7 +430,7 @@ confidence_level, random_state
             rec: dict[str, Any] = dict(keys)
             rec.update(
                 metric=entry.name,
-                estimate=_frame._as_float(value, entry),
+                estimate=as_float(value, entry),
                 direction=entry.direction,
                 low=None,
                 high=None,

@@ -1,6 +1,6 @@
 """Decision rules: turn each row of class probabilities into one class.
 
-Four rules (DEFINITIONS section 2), with F_k = p_1 + ... + p_k the cumulative prediction:
+Four rules (docs/definitions.md, section 2), with F_k = p_1 + ... + p_k the cumulative prediction:
 
 =========== ===================================================== ===========================
 rule        decision                                              optimal for
@@ -187,7 +187,7 @@ def _kind(value: Any) -> str:
     return "other"
 
 
-def _label_array(labels: tuple[Hashable, ...]) -> np.ndarray:
+def label_array(labels: tuple[Hashable, ...]) -> np.ndarray:
     """The labels as a NumPy array: their own dtype when they share one kind, else object."""
     kinds = {_kind(v) for v in labels}
     if len(kinds) == 1 and kinds != {"other"}:
@@ -445,4 +445,4 @@ def decide(
         _check_proba(P)  # raises for invalid values
     if lab is None:
         return idx
-    return _label_array(lab)[idx]
+    return label_array(lab)[idx]

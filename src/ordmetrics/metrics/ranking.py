@@ -43,11 +43,9 @@ from typing import Any
 import numpy as np
 
 from ordmetrics._core.docs import fill_doc
-from ordmetrics._core.jit import njit
 from ordmetrics._core.numerics import (
     TIE_TOLERANCE,
     scale_weights,
-    snap_sorted,
 )
 from ordmetrics._core.registry import register
 from ordmetrics._core.validation import (
@@ -60,8 +58,14 @@ from ordmetrics._core.validation import (
     prepare_scores,
 )
 from ordmetrics._core.warnings import warn_undefined
+from ordmetrics.metrics.rank_sums import (
+    Sums,
+    counts_walk,
+    dense_codes,
+    expected_grade,
+)
 
-__all__ = ["c_index", "kendall_tau", "spearman"]
+__all__ = ["Sums", "c_index", "expected_grade", "kendall_tau", "spearman"]
 
 #: The parameters every metric shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
@@ -109,7 +113,7 @@ def _prepare_proba(
         )
     except (ValueError, TypeError) as exc:
         raise type(exc)(str(exc) + _PROBA_NOTE) from None
-    grade = _expected_grade(prep.other)
+    grade = expected_grade(prep.other)
     return Prepared(prep.y_true, grade, prep.weight, prep.n_classes, prep.labels, prep.propagate)
 
 
@@ -125,210 +129,6 @@ def _prepare(
         y_true, y_score, labels=labels, sample_weight=sample_weight, nan_policy=nan_policy
     )
     return prep, False
-
-
-def _dense_codes(y: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
-    """Order-preserving class codes ``0..K'-1`` with K' small enough for a per-class array."""
-    if n_classes <= 4 * y.size + 64:
-        return y, max(n_classes, 1)
-    present, inverse = np.unique(y, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64, copy=False), present.size
-
-
-# --------------------------------------------------------------------------------------------
-# Compiled kernels
-# --------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _expected_grade(P):
-    """sum_k k p_k of every row, summed over k in a fixed order (equal rows tie exactly)."""
-    n, k = P.shape
-    out = np.empty(n)
-    for i in range(n):
-        g = 0.0
-        for j in range(k):
-            g += j * np.float64(P[i, j])
-        out[i] = g
-    return out
-
-
-@njit(inline="always", cache=True, nogil=True)
-def _fenwick_sum(tree, i):
-    """Sum of the Fenwick tree's entries 1..i (the weight passed in classes 0..i-1)."""
-    total = 0.0
-    while i > 0:
-        total += tree[i]
-        i -= i & (-i)
-    return total
-
-
-@njit(inline="always", cache=True, nogil=True)
-def _fenwick_add(tree, i, value):
-    """Add ``value`` at position i (class i - 1) of the Fenwick tree."""
-    while i < tree.size:
-        tree[i] += value
-        i += i & (-i)
-
-
-@njit(cache=True, nogil=True)
-def _tie_group_walk(s, y, w, weighted, n_classes, total, d_class, want_pairs, want_ranks):
-    """Walk the rows, sorted by score ``s``, tie group by tie group.
-
-    Returns ``(S, n_s, groups, cov, var_s)``: S = sum over pairs of w_i w_j sgn(s_j - s_i)
-    sgn(y_j - y_i) (concordant minus discordant weight); n_s = weight of the pairs with distinct
-    scores, sum_h W_h B_h; groups = number of score groups of positive weight; cov = sum_i w_i
-    r_i d_{y_i} and var_s = sum_h W_h r_h^2 with r_h = B_h + W_h / 2 - total / 2 the centred
-    weighted mid-rank of group h (``d_class`` holds the centred mid-ranks of the classes).
-    """
-    n = s.size
-    tree = np.zeros(n_classes + 1)  # Fenwick tree: class weights of the rows already passed
-    S = 0.0
-    n_s = 0.0
-    groups = 0
-    cov = 0.0
-    var_s = 0.0
-    before = 0.0
-    half_total = 0.5 * total
-    a = 0
-    while a < n:
-        v = s[a]
-        b = a
-        gw = 0.0
-        gd = 0.0
-        while b < n and s[b] == v:
-            wr = w[b] if weighted else 1.0
-            gw += wr
-            if want_ranks:
-                gd += wr * d_class[y[b]]
-            if want_pairs and wr != 0.0:
-                c = y[b]
-                below = _fenwick_sum(tree, c)  # weight passed in classes 0..c-1
-                upto = _fenwick_sum(tree, c + 1)  # weight passed in classes 0..c
-                S += wr * (below - (before - upto))
-            b += 1
-        if want_pairs:
-            for r in range(a, b):
-                wr = w[r] if weighted else 1.0
-                if wr != 0.0:
-                    _fenwick_add(tree, y[r] + 1, wr)
-        if gw > 0.0:
-            groups += 1
-            n_s += gw * before
-            if want_ranks:
-                rank = before + 0.5 * gw - half_total
-                var_s += gw * rank * rank
-                cov += rank * gd
-        before += gw
-        a = b
-    return S, n_s, groups, cov, var_s
-
-
-@njit(cache=True, nogil=True)
-def _counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_pairs, want_ranks):
-    """:func:`_tie_group_walk` over the rows of positive weight ``w[order[p]]``, taken from a
-    fixed sorted order ``s`` (with ``y`` sorted alike): the rows of weight 0 are skipped, and
-    the tie groups are those of :func:`ordmetrics._core.numerics.snap_sorted` on the rows left
-    (``computed``: neighbours within ``tol * max(1, |a|, |b|)`` chained; else equal values).
-    Same sums, in the same row order within the fixed order, as the metric's walk.
-    """
-    n = s.size
-    tree = np.zeros(n_classes + 1)
-    S = 0.0
-    n_s = 0.0
-    groups = 0
-    cov = 0.0
-    var_s = 0.0
-    before = 0.0
-    half_total = 0.5 * total
-    a = 0
-    while a < n and not w[order[a]] > 0.0:
-        a += 1
-    while a < n:
-        b = a
-        gw = 0.0
-        gd = 0.0
-        prev = s[a]
-        while b < n:
-            wr = w[order[b]]
-            if not wr > 0.0:
-                b += 1
-                continue
-            v = s[b]
-            if b > a:
-                if computed:
-                    scale = max(1.0, max(abs(prev), abs(v)))
-                    if v - prev > tol * scale:
-                        break
-                elif v != prev:
-                    break
-            prev = v
-            gw += wr
-            if want_ranks:
-                gd += wr * d_class[y[b]]
-            if want_pairs:
-                c = y[b]
-                below = _fenwick_sum(tree, c)  # weight passed in classes 0..c-1
-                upto = _fenwick_sum(tree, c + 1)  # weight passed in classes 0..c
-                S += wr * (below - (before - upto))
-            b += 1
-        if want_pairs:
-            for r in range(a, b):
-                wr = w[order[r]]
-                if wr > 0.0:
-                    _fenwick_add(tree, y[r] + 1, wr)
-        if gw > 0.0:
-            groups += 1
-            n_s += gw * before
-            if want_ranks:
-                rank = before + 0.5 * gw - half_total
-                var_s += gw * rank * rank
-                cov += rank * gd
-        before += gw
-        a = b
-        while a < n and not w[order[a]] > 0.0:
-            a += 1
-    return S, n_s, groups, cov, var_s
-
-
-class _Sums:
-    """The pair and rank sums of one data set (see :func:`_tie_group_walk`)."""
-
-    __slots__ = ("S", "cov", "n_s", "n_y", "score_groups", "var_s", "var_y", "y_groups")
-
-    def __init__(self, prep: Prepared, *, pairs: bool, ranks: bool, computed: bool = False) -> None:
-        y, k = _dense_codes(prep.y_true, prep.n_classes)
-        score = prep.other
-        w, _ = scale_weights(prep.weight)  # exact; every sum of products stays finite
-        if w is not None and not (w > 0.0).all():
-            # rows of weight 0 take no part (nor in the tie groups of a computed score)
-            keep = w > 0.0
-            y, score, w = y[keep], score[keep], w[keep]
-        wk = np.bincount(y, weights=w, minlength=k).astype(np.float64, copy=False)
-        before_k = np.cumsum(wk) - wk  # weight of the classes below each class
-        total = float(wk.sum())
-        self.y_groups = int(np.count_nonzero(wk > 0))
-        self.n_y = float(wk @ before_k)  # pairs with y_i != y_j, no cancellation
-        d_class = before_k + 0.5 * wk - 0.5 * total  # centred weighted mid-rank of each class
-        self.var_y = float(wk @ (d_class * d_class))
-        order = np.argsort(score)
-        s = score[order]  # gathered once: the walk then reads memory in sequence
-        if computed:
-            s = snap_sorted(s)  # near-ties of computed values are ties (ordmetrics._core.numerics)
-        weighted = w is not None
-        S, n_s, groups, cov, var_s = _tie_group_walk(
-            s,
-            y[order],
-            w[order] if w is not None else np.empty(0),
-            weighted,
-            k,
-            total,
-            d_class,
-            pairs,
-            ranks,
-        )
-        self.S, self.n_s, self.score_groups = float(S), float(n_s), int(groups)
-        self.cov, self.var_s = float(cov), float(var_s)
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,7 +202,7 @@ def c_index(
     prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=True, ranks=False, computed=computed)
+    sums = Sums(prep, pairs=True, ranks=False, computed=computed)
     if sums.y_groups < 2:
         warn_undefined(
             "c_index",
@@ -470,7 +270,7 @@ def kendall_tau(
     prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=True, ranks=False, computed=computed)
+    sums = Sums(prep, pairs=True, ranks=False, computed=computed)
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("kendall_tau", _constant_reason(sums))
         return math.nan
@@ -536,7 +336,7 @@ def spearman(
     prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return math.nan
-    sums = _Sums(prep, pairs=False, ranks=True, computed=computed)
+    sums = Sums(prep, pairs=False, ranks=True, computed=computed)
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("spearman", _constant_reason(sums))
         return math.nan
@@ -579,7 +379,7 @@ def counts_evaluator(
     prep, computed = _prepare(y_true, y_score, labels, sample_weight, nan_policy)
     if prep.propagate:
         return None
-    y, k = _dense_codes(prep.y_true, prep.n_classes)
+    y, k = dense_codes(prep.y_true, prep.n_classes)
     score = prep.other
     base = prep.weight
     order = np.argsort(score, kind="stable")
@@ -598,7 +398,7 @@ def counts_evaluator(
         n_y = float(wk @ before_k)
         d_class = before_k + 0.5 * wk - 0.5 * total
         var_y = float(wk @ (d_class * d_class))
-        S, n_s, groups, cov, var_s = _counts_walk(
+        S, n_s, groups, cov, var_s = counts_walk(
             s_sorted, y_sorted, order, w, computed, TIE_TOLERANCE, k, total, d_class, pairs, ranks
         )
         if name == "c_index":
@@ -614,19 +414,20 @@ def counts_evaluator(
     return evaluate, int(y.size)
 
 
-def _constant_reason(sums: _Sums) -> str:
+def _constant_reason(sums: Sums) -> str:
     if sums.y_groups < 2:
         return "y_true has a single class (with positive weight), so it has no ranking"
     return "y_score is constant (over the rows with positive weight), so it has no ranking"
 
 
 # --------------------------------------------------------------------------------------------
-# Registry entries (DEFINITIONS section 3)
+# Registry entries (docs/definitions.md, section 3)
 # --------------------------------------------------------------------------------------------
 
 register(
     c_index,
     kind="ranking",
+    accumulate_options={"grid_bound": "concordance"},
     direction="maximize",
     range=(0, 1),
     perfect=1.0,
@@ -635,6 +436,7 @@ register(
 register(
     spearman,
     kind="ranking",
+    accumulate_options={"grid_bound": "rho"},
     direction="maximize",
     range=(-1, 1),
     perfect=1.0,
@@ -643,6 +445,7 @@ register(
 register(
     kendall_tau,
     kind="ranking",
+    accumulate_options={"grid_bound": "tau_b"},
     direction="maximize",
     range=(-1, 1),
     perfect=1.0,

@@ -1,25 +1,17 @@
-"""Argument checks shared by the splitter and the window builder."""
+"""Argument checks shared by the splitter and the window builder.
+
+The integer parameters are checked with :func:`ordmetrics._core.params.check_param` (their values
+are attributes, which ``set_params`` may change after construction) or declared with
+:func:`~ordmetrics._core.params.validate_params`.
+"""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from ordmetrics._core.validation import type_name
-
-
-def _check_int(value: Any, name: str, *, minimum: int) -> int:
-    """Return ``value`` as an int, or raise a clear error naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}; got {type_name(value)} {value!r}. "
-            f"Pass a whole number, e.g. {name}={max(minimum, 1)}."
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def _n_samples(X: Any, name: str = "X") -> int:

@@ -9,15 +9,21 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ordmetrics._core.params import Interval, check_param
 from ordmetrics._core.validation import type_name
 from ordmetrics.model_selection._common import (
-    _check_int,
     _codes,
     _labels_1d,
     _n_samples,
 )
 
 __all__ = ["BlockSplit", "HBlockSplit"]
+
+
+# The integer parameters (checked where they are read: ``set_params`` may change them).
+_N_BLOCKS = [Interval(numbers.Integral, 2, None, closed="left")]
+_GAP = [Interval(numbers.Integral, 0, None, closed="left")]
+_STEP = [Interval(numbers.Integral, 1, None, closed="left")]
 
 
 class BlockSplit(NamedTuple):
@@ -236,7 +242,7 @@ class HBlockSplit:
     # -- the plan over blocks ------------------------------------------------------------------
 
     def _counts(self) -> tuple[int, int, int]:
-        h = _check_int(self.n_blocks, "n_blocks", minimum=2)
+        h = check_param(self.n_blocks, "n_blocks", _N_BLOCKS)
         val = _size(self.val_size, "val_size")
         test = _size(self.test_size, "test_size")
         if test == 0:
@@ -269,8 +275,8 @@ class HBlockSplit:
 
     def _plan(self) -> list[BlockSplit]:
         n_train, n_val, n_test = self._counts()
-        gap = _check_int(self.gap, "gap", minimum=0)
-        step = _check_int(self.step, "step", minimum=1)
+        gap = check_param(self.gap, "gap", _GAP)
+        step = check_param(self.step, "step", _STEP)
         h = int(self.n_blocks)
         self.n_train_blocks, self.n_val_blocks, self.n_test_blocks = n_train, n_val, n_test
         span = n_val + n_test
@@ -362,7 +368,7 @@ class HBlockSplit:
         >>> HBlockSplit(3, val_size=1, test_size=1).block_ids(range(7), groups=list("aaabbbb"))
         array([0, 1, 2, 0, 0, 1, 2])
         """
-        h = _check_int(self.n_blocks, "n_blocks", minimum=2)
+        h = check_param(self.n_blocks, "n_blocks", _N_BLOCKS)
         n = _n_samples(X)
         if groups is None:
             _check_enough(n, h)

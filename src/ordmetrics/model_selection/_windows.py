@@ -9,9 +9,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ordmetrics._core.params import Interval, check_param, validate_params
 from ordmetrics._core.validation import type_name
 from ordmetrics.model_selection._common import (
-    _check_int,
     _labels_1d,
 )
 
@@ -55,6 +55,7 @@ def _overlap_samples(length: int, overlap: Any) -> int:
     return math.floor(Fraction(repr(value)) * length)
 
 
+@validate_params({"length": [Interval(numbers.Integral, 1, None, closed="left")]})
 def sliding_windows(
     blocks: Any,
     length: int,
@@ -133,11 +134,11 @@ def sliding_windows(
     array([[ 8,  9, 10, 11],
            [12, 13, 14, 15]])
     """
-    length = _check_int(length, "length", minimum=1)
+    length = int(length)
     n_overlap = _overlap_samples(length, overlap)
     step = length - n_overlap
     if isinstance(blocks, numbers.Integral) and not isinstance(blocks, (bool, np.bool_)):
-        n = _check_int(blocks, "blocks", minimum=1)
+        n = check_param(blocks, "blocks", [Interval(numbers.Integral, 1, None, closed="left")])
         block_values = np.zeros(n, dtype=np.int64)
     else:
         block_values = _no_nan(_labels_1d(blocks, "blocks"), "blocks")
