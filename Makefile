@@ -16,7 +16,7 @@ STAMP_DOCS := $(VENV)/.installed-docs
 TORCH_SPEC ?= torch==2.13.0+cpu
 TORCH_PIP_ARGS ?=
 
-.PHONY: demo test lint typecheck package-check docs bench study clean
+.PHONY: demo test lint typecheck package-check docs bench study clean clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,11 @@ $(STAMP_RELEASE): pyproject.toml | $(BIN)/python
 demo: $(STAMP_DEMO)
 	$(BIN)/ordmetrics demo
 
+# The tests run on 2 processes (pytest-xdist; PYTEST_WORKERS=0 runs them in this process).
+PYTEST_WORKERS ?= 2
+
 test: $(STAMP_TEST) $(STAMP_TORCH)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 	$(BIN)/mypy
 	$(BIN)/ruff check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
 	$(BIN)/ruff format --check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
@@ -91,3 +94,8 @@ study: $(STAMP_TEST)
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache \
 		docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst
+
+# numba caches each kernel by the file that defines it: after editing the shared driver
+# (src/ordmetrics/_core/kernels.py), remove the compiled kernels so that they are rebuilt
+clean-cache:
+	find src -name '*.nbi' -delete -o -name '*.nbc' -delete

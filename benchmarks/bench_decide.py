@@ -1,12 +1,14 @@
 """Benchmark of ``decide``: each decision rule as a multiple of one read pass.
 
 Times ``decide`` with ``rule="argmax"``, ``"median"``, ``"expected"`` and ``"min_cost"`` (the
-default absolute costs, and a general cost matrix) on N Dirichlet rows (default N = 10^6) at
-K = 5 (``--k``) and K = 20, and prints each time as a multiple of one read pass over the
-probabilities (``y_proba.sum()``), timed in the same rounds. Every call includes its input
-validation. The goal is every rule within 3x one read pass at K = 5.
+default absolute costs, squared and zero-one costs, and a general cost matrix) on N Dirichlet
+rows (default N = 10^6) at K = 5 (``--k``) and K = 20, and prints each time as a multiple of
+one read pass over the probabilities (``y_proba.sum()``), timed in the same rounds (best / best
+and median / median, with the spread: interquartile range over the median). Every call
+includes its input validation. The rows run in parallel on numba's threads (``--threads N``:
+``numba.set_num_threads``). The goal is every rule within 3x one read pass at K = 5.
 
-Run with ``.venv/bin/python benchmarks/bench_decide.py [--quick]``.
+Run with ``.venv/bin/python benchmarks/bench_decide.py [--quick] [--threads N]``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import _common as common
 import numpy as np
 from _common import ReadPass, ms
+from bench_scoring import set_threads, spread, take_threads
 
 from ordmetrics.metrics.decisions import decide
 
@@ -33,11 +36,15 @@ def calls(proba: np.ndarray, seed: int) -> list[tuple[str, Callable[[], Any]]]:
         ("median", lambda: decide(proba, "median")),
         ("expected", lambda: decide(proba, "expected")),
         ("min_cost (absolute)", lambda: decide(proba, "min_cost")),
+        ("min_cost (squared)", lambda: decide(proba, "min_cost", costs="squared")),
+        ("min_cost (zero_one)", lambda: decide(proba, "min_cost", costs="zero_one")),
         ("min_cost (general C)", lambda: decide(proba, "min_cost", costs=costs)),
     ]
 
 
-def bench(proba: np.ndarray, seed: int, repeat: int) -> tuple[ReadPass, list[tuple[str, Any]]]:
+def bench(
+    proba: np.ndarray, seed: int, repeat: int
+) -> tuple[ReadPass, list[tuple[str, list[float]]]]:
     """Round robin: in each round the read pass 3 times, then every call once."""
     todo = calls(proba, seed)
     for _, fn in todo:  # compile or load the kernels before timing
@@ -50,17 +57,20 @@ def bench(proba: np.ndarray, seed: int, repeat: int) -> tuple[ReadPass, list[tup
             read.sample(READ_RUNS_PER_ROUND)
             for name, fn in todo:
                 times[name].append(common.timed(fn))
-    return read, [(name, common.summarize(t)) for name, t in times.items()]
+    return read, [(name, t) for name, t in times.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = common.parse_args(__doc__, argv, repeat=5)
+    threads, rest = take_threads(argv)
+    args = common.parse_args(__doc__, rest, repeat=5)
+    threads_line = set_threads(threads)
     ks = sorted({args.k, 20})
     print(
         f"ordmetrics decide benchmark: N = {args.n:,} rows, K = {', '.join(map(str, ks))} "
         f"classes, float64 C-contiguous Dirichlet(1, ..., 1) rows, seed {args.seed}"
     )
     print("\n".join(common.machine_info(PACKAGES)))
+    print(threads_line)
     worst: tuple[float, str] = (0.0, "")
     for k in ks:
         proba = common.dirichlet_proba(np.random.default_rng(args.seed), args.n, k)
@@ -71,11 +81,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{read.best * 1e3:.3f} ms, median {read.median * 1e3:.3f} ms "
             f"({len(read.times)} runs); 'x read' = best time / best read pass"
         )
-        columns = [("best", 10), ("median", 10), ("x read", 7)]
-        print(common.table_header(22, columns, ["ms", "ms"]))
-        for name, t in rows:
+        columns = [("best", 10), ("median", 10), ("x read", 7), ("x read", 7), ("spread", 6)]
+        print(common.table_header(22, columns, ["ms", "ms", "best", "median"]))
+        for name, samples in rows:
+            t = common.summarize(samples)
             ratio = t.best / read.best
-            print(f"{name:<22}  {ms(t.best)}  {ms(t.median)}  {ratio:7.2f}")
+            print(
+                f"{name:<22}  {ms(t.best)}  {ms(t.median)}  {ratio:7.2f}  "
+                f"{t.median / read.median:7.2f}  {spread(samples):6.0%}"
+            )
             if k == args.k and ratio > worst[0]:
                 worst = (ratio, name)
     print()

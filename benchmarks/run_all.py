@@ -26,6 +26,8 @@ SCRIPTS = (
     "bench_dask.py",
     "bench_memory.py",
     "bench_decide.py",
+    "bench_calibration.py",
+    "bench_scaling.py",
 )
 
 

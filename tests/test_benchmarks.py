@@ -20,6 +20,8 @@ SUMMARIES = {
     "bench_dask.py": "summary: Dask on 2 local worker processes ",
     "bench_memory.py": "summary: peak memory of the calibration functions ",
     "bench_decide.py": "summary: decide worst ",
+    "bench_calibration.py": "summary: calibration worst ",
+    "bench_scaling.py": "summary: scaling of ",
 }
 #: the paper-sized benchmarks keep their N (53,576 rows) in quick runs
 FULL_SIZE = {"bench_bootstrap.py"}

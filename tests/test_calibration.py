@@ -7,6 +7,7 @@ with W_{<v} the weight strictly below v). They use nothing from ``ordmetrics``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -936,3 +937,142 @@ def test_skill_score_bad_reference():
         ValueError, match=r"reference must be non-negative with positive row sums.*reference vector"
     ):
         skill_score("rps", Y2, P2, reference=[0.0, 0.0], renormalize=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled kernels (ordmetrics.metrics.calibration.fused) against the binning module's sorts
+# --------------------------------------------------------------------------------------------
+
+
+def _kernel_data(rng, kind, n, k):
+    """Probabilities with continuous forecasts, coarse ties or near-ties (1e-13 apart)."""
+    if kind == "continuous":
+        P = rng.dirichlet(np.ones(k), size=n)
+    elif kind == "rounded":
+        P = np.round(rng.dirichlet(np.ones(k), size=n), 1)
+        P[:, -1] = 1.0 - P[:, :-1].sum(axis=1)
+        P = np.clip(P, 0.0, 1.0)
+        P /= P.sum(axis=1, keepdims=True)
+    else:  # near-ties: a few hundred distinct rows, each repeated with shifts of 1e-13
+        base = rng.dirichlet(np.ones(k), size=n // 3 + 1)
+        P = base[rng.integers(0, base.shape[0], n)]
+        shift = rng.integers(-2, 3, n) * rng.choice([1e-13, 4e-13, 3e-12])
+        P[:, 0] += shift
+        P[:, -1] -= shift
+        P = np.clip(P, 0.0, 1.0)
+    return rng.integers(0, k, n), P
+
+
+def _sorted_path_ece(view, y, P, w, n_bins, strategy):
+    """The binning module's per-column path (argsort of every column), as before the kernels."""
+    from ordmetrics._core.numerics import scale_weights
+    from ordmetrics.metrics.calibration import binning as CB
+
+    ws = np.ones(y.size) if w is None else scale_weights(w)[0]
+    if view == "top_label":
+        f, o = CB.event_forecasts(P, y, view)
+        b = CB.bin_sums(f, o, ws, n_bins, strategy)
+        return float(CB.ece_from_sums(b.weight, b.sum_forecast, b.sum_event, b.total_weight)[0])
+    return float(np.mean(CB._ece_columns(P, y, ws, view, n_bins, strategy)))
+
+
+@pytest.mark.parametrize("kind", ["continuous", "rounded", "near_ties"])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_the_kernels_give_the_values_of_the_sorted_path(rng, kind, strategy):
+    funcs = {"top_label": ece, "classwise": classwise_ece, "cumulative": cumulative_ece}
+    for n, k in ((1, 3), (37, 2), (2_500, 4)):
+        y, P = _kernel_data(rng, kind, n, k)
+        weights = (None, rng.uniform(0, 2, n) * (rng.random(n) > 0.2), rng.integers(0, 4, n) * 0.3)
+        for w in weights:
+            if w is not None and not w.sum() > 0:
+                continue
+            for view, func in funcs.items():
+                for n_bins in (1, 4, 15, 40):
+                    ref = _sorted_path_ece(view, y, P, w, n_bins, strategy)
+                    got = func(y, P, n_bins=n_bins, strategy=strategy, sample_weight=w)
+                    assert got == pytest.approx(ref, rel=1e-13, abs=1e-15), (view, n_bins, w)
+
+
+def test_the_quantile_kernels_sort_only_a_few_buckets(rng):
+    """Continuous forecasts take the kernels' path; heavy ties the binning module's sort, with
+    the same values."""
+    from ordmetrics.metrics.calibration import fused as CF
+
+    y, P = _kernel_data(rng, "continuous", 5_000, 5)
+    inp = CF.fast_input(y, P, None, None, "raise", False)
+    assert inp is not None
+    found = CF.event_sums(inp, "cumulative", 10, "quantile")
+    assert found is not None
+    sums, (T, _lut) = found
+    assert T.shape == (4, 9) and np.all(np.diff(T, axis=1) >= 0)
+    assert np.all(sums[..., 0].sum(axis=1) == 5_000)
+    tied = np.tile(P[:1], (5_000, 1))
+    inp = CF.fast_input(y, tied, None, None, "raise", False)
+    assert inp is not None
+    assert CF.event_sums(inp, "cumulative", 10, "quantile") is None  # one group: sorted
+    ref = _sorted_path_ece("cumulative", y, tied, None, 10, "quantile")
+    assert cumulative_ece(y, tied, n_bins=10, strategy="quantile") == ref
+
+
+def test_the_kernels_do_not_depend_on_the_number_of_threads(rng):
+    """Several chunks of rows (N > 2 x 16,384): the same bits with 1 thread and with 2."""
+    numba = pytest.importorskip("numba")
+    y, P = _kernel_data(rng, "continuous", 70_000, 5)
+    w = rng.uniform(0.5, 2.0, y.size)
+
+    def values():
+        return [
+            ece(y, P, strategy="quantile", sample_weight=w),
+            cumulative_ece(y, P),
+            classwise_ece(y, P, strategy="quantile"),
+            *dataclasses.astuple(rps_decomposition(y, P, n_bins=10, strategy="quantile")),
+            *dataclasses.astuple(brier_decomposition(y, P, n_bins=10, sample_weight=w)),
+        ]
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = values()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = values()
+    finally:
+        numba.set_num_threads(before)
+    assert one == two
+    ref = _sorted_path_ece("cumulative", y, P, None, 15, "uniform")
+    assert one[1] == pytest.approx(ref, rel=1e-12)  # chunk sums agree with np.bincount
+
+
+def test_the_kernels_read_float32_input_as_its_float64_values(rng):
+    y, P = _kernel_data(rng, "continuous", 3_000, 5)
+    P32 = P.astype(np.float32)
+    P64 = P32.astype(np.float64)
+    for strategy in ("uniform", "quantile"):
+        assert cumulative_ece(y, P32, strategy=strategy) == cumulative_ece(
+            y, P64, strategy=strategy
+        )
+        d32 = rps_decomposition(y, P32, n_bins=8, strategy=strategy)
+        assert d32 == rps_decomposition(y, P64, n_bins=8, strategy=strategy)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_the_decomposition_kernels_give_the_values_of_the_per_event_path(rng, strategy):
+    from ordmetrics._core.numerics import scale_weights
+    from ordmetrics.metrics.calibration import binning as CB
+    from ordmetrics.metrics.calibration import decomposition as CD
+
+    for kind in ("continuous", "rounded"):
+        y, P = _kernel_data(rng, kind, 2_000, 4)
+        for w in (None, rng.uniform(0, 2, y.size) * (rng.random(y.size) > 0.2)):
+            ws = np.ones(y.size) if w is None else scale_weights(w)[0]
+            for rule, view, func in (
+                ("brier", "classwise", brier_decomposition),
+                ("rps", "cumulative", rps_decomposition),
+            ):
+                for n_bins in (1, 4, 15):
+                    cols = CB._event_columns(P, y, view)
+                    ref = CD._decompose_events(cols, ws, n_bins, strategy).sum(axis=1)
+                    if rule == "rps":
+                        ref = ref / 3
+                    d = func(y, P, n_bins=n_bins, strategy=strategy, sample_weight=w)
+                    np.testing.assert_allclose(dataclasses.astuple(d), ref, rtol=1e-12, atol=1e-15)
+                    assert d.check(1e-12)

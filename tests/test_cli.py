@@ -958,3 +958,18 @@ def test_renormalize_leaves_missing_and_infinite_rows_to_the_metrics(tmp_path, c
     path.write_text("y,p0,p1\n0,0.5,0.6\n1,,0.5\n")
     got = run_json(capsys, *args, "--renormalize", "--nan-policy", "omit")[0]["estimate"]
     assert got == pytest.approx(ordmetrics.rps([0], [[0.5 / 1.1, 0.6 / 1.1]]), rel=1e-12)
+
+
+def test_the_parsers_static_choices_are_the_cores():
+    """The parser is built without importing the core (``--help`` starts at once): its
+    choices of --nan-policy and --decision are the core's own."""
+    from ordmetrics._core.options import NAN_POLICIES
+    from ordmetrics.metrics.decisions import RULES
+    from ordmetrics.report import cli
+
+    assert cli.NAN_POLICIES == NAN_POLICIES
+    assert cli.DECISION_RULES == RULES
+    parser = cli.build_parser()
+    evaluate = parser._subparsers._group_actions[0].choices["evaluate"]
+    choices = {a.dest: a.choices for a in evaluate._actions if a.choices}
+    assert choices["nan_policy"] == NAN_POLICIES and choices["decision"] == RULES

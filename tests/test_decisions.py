@@ -372,3 +372,69 @@ def test_y_proba_errors_come_before_costs_errors():
         decide(P, "min_cost", costs=[[0, -1], [1, 0]])
     with pytest.raises(ValueError, match="costs must be non-negative"):
         decide([[0.5, 0.5]], "min_cost", costs=[[0, -1], [1, 0]])
+
+
+# --------------------------------------------------------------------------------------------
+# min_cost with structured costs: the O(K) path decides as the K x K expected costs do
+# --------------------------------------------------------------------------------------------
+
+
+def direct_min_cost(P, C):
+    """The K x K expected costs, each added in class order (as the general kernel does), the
+    lowest class within the tolerance of the least: the reference of every cost structure."""
+    P = np.asarray(P)
+    k = P.shape[1]
+    X = P.astype(np.float64)
+    cost = X[:, :1] * C[0]
+    for j in range(1, k):
+        cost = cost + X[:, j : j + 1] * C[j]
+    limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * C.max()
+    return np.argmax(cost <= limit, axis=1)
+
+
+def tie_heavy(n, k, seed, dtype=np.float64):
+    """Rows with exact and near ties of the expected costs: small-denominator rows (F_k = 1/2,
+    halves of the mean), two-point rows, uniform rows and Dirichlet rows."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.full(k, 0.5), size=n)
+    quarter = n // 4
+    for d, rows in ((2, slice(0, quarter)), (10, slice(quarter, 2 * quarter))):
+        m = rows.stop - rows.start
+        P[rows] = rng.multinomial(d, np.full(k, 1.0 / k), size=m) / d
+    two = slice(2 * quarter, 2 * quarter + n // 8)
+    P[two] = 0.0
+    lo = rng.integers(0, k, size=two.stop - two.start)
+    hi = rng.integers(0, k, size=two.stop - two.start)
+    r = np.arange(two.start, two.stop)
+    P[r, lo] += 0.5
+    P[r, hi] += 0.5
+    P[-10:] = 1.0 / k
+    return P.astype(dtype)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 7, 20])
+@pytest.mark.parametrize("costs", ["absolute", "squared", "zero_one"])
+@pytest.mark.parametrize("n", [1000, 200_000])  # serial and parallel
+def test_structured_costs_decide_as_the_direct_costs(k, costs, n):
+    P = tie_heavy(n, k, seed=k)
+    names = {"absolute": "absolute", "squared": "squared", "zero_one": "zero_one"}
+    i = np.arange(k, dtype=np.float64)
+    C = {
+        "absolute": np.abs(i[:, None] - i[None, :]),
+        "squared": (i[:, None] - i[None, :]) ** 2,
+        "zero_one": (i[:, None] != i[None, :]).astype(np.float64),
+    }[costs]
+    want = direct_min_cost(P, C)
+    np.testing.assert_array_equal(decide(P, "min_cost", costs=names[costs]), want)
+    np.testing.assert_array_equal(decide(P, "min_cost", costs=C), want)  # the same matrix
+    P32 = tie_heavy(min(n, 5000), k, seed=k + 1, dtype=np.float32)
+    np.testing.assert_array_equal(decide(P32, "min_cost", costs=C), direct_min_cost(P32, C))
+
+
+def test_structured_costs_fall_back_to_the_general_path():
+    """A matrix that is almost, but not exactly, a built-in one takes the K x K path."""
+    P = tie_heavy(3000, 5, seed=3)
+    i = np.arange(5, dtype=np.float64)
+    C = np.abs(i[:, None] - i[None, :])
+    C[0, 4] += 1e-9
+    np.testing.assert_array_equal(decide(P, "min_cost", costs=C), direct_min_cost(P, C))

@@ -78,6 +78,25 @@ def test_calibration_functions_use_at_most_one_copy_of_the_probabilities(name, o
     assert extra <= P.nbytes, f"{name}: {extra / P.nbytes:.2f} copies of P"
 
 
+_KERNEL_PATHS = [
+    ("ece", {"strategy": "quantile"}),
+    ("cumulative_ece", {"strategy": "quantile"}),
+    ("classwise_ece", {"strategy": "quantile", "n_bins": 10}),
+    ("brier_decomposition", {"n_bins": 10}),
+    ("rps_decomposition", {"n_bins": 10, "strategy": "quantile"}),
+]
+
+
+@pytest.mark.parametrize(("name", "opts"), _KERNEL_PATHS, ids=[f"{n}{o}" for n, o in _KERNEL_PATHS])
+def test_the_calibration_kernels_use_at_most_half_a_copy(name, opts):
+    # the compiled kernels form the events per row: small tables, a few sorted buckets
+    y, P = proba(20_000, 40)
+    func = getattr(om, name)
+    func(y, P, **opts)
+    extra = peak_extra(lambda: func(y, P, **opts))
+    assert extra <= 0.5 * P.nbytes, f"{name}: {extra / P.nbytes:.2f} copies of P"
+
+
 def test_calibration_values_match_the_event_matrices():
     """The per-event computation gives what the (N, E) matrices of event_forecasts give."""
     from ordmetrics.metrics.calibration import binning as C
@@ -320,6 +339,70 @@ def test_help_and_list_do_not_import_numba(argv):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("ok")
+
+
+#: Modules that ``ordmetrics --help`` and ``--version`` must not import (they start at once).
+HEAVY_MODULES = (
+    "numpy",
+    "numba",
+    "pandas",
+    "polars",
+    "pyarrow",
+    "matplotlib",
+    "scipy",
+    "narwhals",
+    "array_api_compat",
+)
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["evaluate", "--help"], ["compare", "--help"]]
+)
+def test_help_and_version_import_nothing_heavy(argv):
+    """The parser is built from static data: no numpy, no data-frame or plotting library, and
+    none of the metric modules (checked by ``sys.modules`` in a new process)."""
+    result = _run(
+        f"""
+        import sys
+        from ordmetrics.report.cli import main
+        try:
+            code = main({argv!r})
+        except SystemExit as exc:
+            code = exc.code
+        assert code in (0, None), code
+        heavy = [m for m in sys.modules if m.split(".")[0] in {HEAVY_MODULES!r}]
+        assert not heavy, f"imported: {{sorted(heavy)[:10]}}"
+        loaded = sorted(m for m in sys.modules if m.startswith("ordmetrics."))
+        assert not [m for m in loaded if m.split(".")[1] in ("metrics", "evaluation", "io")], (
+            loaded
+        )
+        print("ok")
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("ok")
+
+
+def test_import_ordmetrics_is_lazy_and_complete_on_first_use():
+    """``import ordmetrics`` imports no metric module; the first public name (or the first
+    lookup in the registry, from any module) imports them all, as an eager import did."""
+    result = _run(
+        """
+        import sys
+        import ordmetrics
+        assert "numpy" not in sys.modules
+        assert set(ordmetrics.__all__) <= set(dir(ordmetrics))
+        from ordmetrics._core.registry import get_metric, list_metrics
+        assert get_metric("qwk").name == "qwk"  # registered by a module not yet imported
+        assert "aursc" in list_metrics() and "kappa" in list_metrics()
+        for name in ordmetrics.__all__:
+            assert getattr(ordmetrics, name) is not None, name
+        assert ordmetrics.metrics.scoring.rps is ordmetrics.rps
+        print(list_metrics())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(om.list_metrics())
 
 
 def test_import_ordmetrics_does_not_import_numba():

@@ -28,6 +28,7 @@ from ordmetrics.evaluation.retention import (
     rank_best_first,
     retention_curve,
 )
+from ordmetrics.evaluation.retention_sampler import hypergeometric_counts
 from ordmetrics.metrics.agreement import AGREEMENT_METRICS
 from ordmetrics.metrics.decisions import decide
 
@@ -660,6 +661,183 @@ def test_monte_carlo_estimates_the_expectation_real_weights():
             vals = np.array(vals)
             vals = vals[~np.isnan(vals)]
             assert abs(est - vals.mean()) <= 5 * vals.std() / math.sqrt(20_000) + 1e-12
+
+
+def _hypergeometric_pmf(good, bad, sample):
+    total = good + bad
+    ks = np.arange(max(0, sample - bad), min(good, sample) + 1)
+    pmf = np.array([math.comb(good, k) * math.comb(bad, sample - k) for k in ks], dtype=float)
+    return ks, pmf / math.comb(total, sample)
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "sample"),
+    [
+        (30, 70, 40),
+        (70, 30, 40),
+        (30, 70, 85),
+        (3, 97, 50),
+        (40, 60, 5),
+        (40, 60, 96),
+        (500, 400, 450),
+    ],
+)
+def test_compiled_sampler_draws_the_hypergeometric_distribution(good, bad, sample):
+    """Both cells of a 2-cell population: the count of the first is hypergeometric (the
+    unit-by-unit path for samples under 10 from either end, HRUA otherwise); a chi-square
+    test of the frequencies against the exact pmf."""
+    n = 40_000
+    out = hypergeometric_counts(np.array([good, bad]), np.array([sample]), 0, n, 11)
+    x = out[:, 0, 0].astype(np.int64)
+    assert (out[:, 0].sum(axis=1) == sample).all()
+    ks, pmf = _hypergeometric_pmf(good, bad, sample)
+    assert x.min() >= ks[0] and x.max() <= ks[-1]
+    expected = n * pmf
+    big = expected >= 5  # pool the tails
+    observed = np.bincount(x - ks[0], minlength=ks.size)
+    obs = np.append(observed[big], observed[~big].sum())
+    exp = np.append(expected[big], expected[~big].sum())
+    keep = exp > 0
+    chi2 = float((((obs - exp) ** 2)[keep] / exp[keep]).sum())
+    dof = int(keep.sum()) - 1
+    # 5 standard deviations of the chi-square above its mean
+    assert chi2 <= dof + 5 * math.sqrt(2 * dof), (chi2, dof)
+
+
+def test_compiled_sampler_many_cells_moments_and_edges():
+    colors = np.array([120, 0, 35, 7, 300, 1, 0, 60])
+    total = int(colors.sum())
+    targets = np.array([total + 5, total, 400, 200, 9, 1])
+    out = hypergeometric_counts(colors, targets, 0, 20_000, 3)
+    assert out.shape == (20_000, 6, 8)
+    np.testing.assert_array_equal(out[:, 0], np.broadcast_to(colors, (20_000, 8)))
+    np.testing.assert_array_equal(out[:, 1], np.broadcast_to(colors, (20_000, 8)))
+    for j, t in enumerate(targets[2:].tolist(), start=2):
+        assert (out[:, j].sum(axis=1) == t).all()
+        assert (out[:, j] <= colors).all() and (out[:, j] >= 0).all()
+        assert (out[:, j, colors == 0] == 0).all()
+        p = colors / total
+        mean = t * p
+        var = t * p * (1 - p) * (total - t) / (total - 1)
+        ok = var > 0
+        z = (out[:, j].mean(axis=0) - mean)[ok] / np.sqrt(var[ok] / 20_000)
+        assert np.abs(z).max() <= 5, (t, z)
+        np.testing.assert_allclose(out[:, j].var(axis=0)[ok], var[ok], rtol=0.1)
+
+
+def test_compiled_sampler_draws_do_not_depend_on_chunks_or_threads(monkeypatch):
+    from ordmetrics.evaluation import retention_sampler as S
+
+    colors = np.array([500, 20, 3, 400, 77, 0, 1000])
+    targets = np.array([1900, 1000, 37, 5])
+    whole = hypergeometric_counts(colors, targets, 0, 300, 2**63 - 1)
+    parts = [hypergeometric_counts(colors, targets, lo, 100, 2**63 - 1) for lo in (0, 100, 200)]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+    for threads in (1, 3, 8):
+        monkeypatch.setattr(S, "_cpu_count", lambda t=threads: t)
+        monkeypatch.setattr(S, "_MIN_PER_THREAD", 1)
+        np.testing.assert_array_equal(
+            hypergeometric_counts(colors, targets, 0, 300, 2**63 - 1), whole
+        )
+        background = S.hypergeometric_counts_background(colors, targets, 0, 300, 2**63 - 1)
+        np.testing.assert_array_equal(background(), whole)
+    other = hypergeometric_counts(colors, targets, 0, 300, 2**63 - 2)
+    assert not np.array_equal(other, whole)
+
+
+def test_row_orderings_cut_like_the_curve(monkeypatch):
+    """Each random ordering keeps exactly T weight (the boundary row in part), every row's
+    weight at most once, and the draws do not depend on chunks or threads."""
+    from ordmetrics.evaluation import retention_sampler as S
+
+    rng = np.random.default_rng(8)
+    cells = rng.integers(0, 9, 57)
+    w = rng.uniform(0.1, 3.0, 57)
+    full = np.bincount(cells, weights=w, minlength=9)
+    targets = np.array([w.sum() * 2, 0.05, 10.0, w.sum() * 0.6, 3.3])
+    out = S.row_ordering_counts(cells, w, targets, 0.0, 9, 0, 400, 21)
+    np.testing.assert_allclose(out[:, 0], np.broadcast_to(full, (400, 9)), rtol=1e-12)
+    np.testing.assert_allclose(out[:, 1:].sum(axis=2), np.broadcast_to(targets[1:], (400, 4)))
+    assert (out <= full * (1 + 1e-12)).all() and (out >= 0).all()
+    # nested: a larger target keeps at least the counts of a smaller one, draw by draw
+    assert (out[:, 2] >= out[:, 4] - 1e-12).all() and (out[:, 3] >= out[:, 2] - 1e-12).all()
+    parts = [
+        S.row_ordering_counts(cells, w, targets, 0.0, 9, lo, 100, 21) for lo in range(0, 400, 100)
+    ]
+    np.testing.assert_array_equal(np.concatenate(parts), out)
+    monkeypatch.setattr(S, "_cpu_count", lambda: 3)
+    monkeypatch.setattr(S, "_MIN_PER_THREAD", 1)
+    np.testing.assert_array_equal(S.row_ordering_counts(cells, w, targets, 0.0, 9, 0, 400, 21), out)
+
+
+@pytest.mark.parametrize("computed", [False, True])
+def test_segments_at_cuts_keep_the_rows_of_the_ranking(computed):
+    """The sets of rows kept at every cut, found without a sort, are those of the ranking;
+    a cut inside a tie (exact, or within the tolerance for computed scores) gives None."""
+    from ordmetrics.evaluation.retention_inputs import rank_best_first, segments_at_cuts
+
+    rng = np.random.default_rng(30)
+    found = 0
+    for trial in range(120):
+        n = int(rng.integers(2, 800))
+        kind = trial % 4
+        if kind == 0:
+            s = rng.random(n)
+        elif kind == 1:
+            s = rng.integers(0, 5, n).astype(float)
+        elif kind == 2:
+            s = np.sort(rng.random(n))[::-1].copy()
+        else:
+            s = 0.5 + rng.random(n) * 1e-13  # all tied for computed scores
+        cuts = np.unique(rng.integers(1, n, size=int(rng.integers(1, 25))))
+        seg = segments_at_cuts(s, cuts, computed=computed)
+        order = rank_best_first(s, computed=computed)
+        if seg is None:
+            ordered = np.sort(s)
+            lo, hi = ordered[cuts - 1], ordered[cuts]
+            tied = hi - lo <= 1e-12 * np.maximum(1, np.abs(hi)) if computed else lo == hi
+            assert tied.any()
+            continue
+        found += 1
+        for j, c in enumerate(cuts.tolist()):
+            assert set(np.flatnonzero(seg <= j).tolist()) == set(order[:c].tolist())
+    assert found >= 50
+
+
+@pytest.mark.parametrize("metric", ["qwk", "mae", "macro_f1", "amae"])
+def test_curve_from_segments_equals_the_ranked_curve(monkeypatch, metric):
+    """Without weights the counts come from the segments (no sort); forcing the ranking
+    gives the very same values, bit for bit, oracle included."""
+    from ordmetrics.evaluation import retention as R
+
+    y, P = data(seed=31, n=2000, k=5)
+    real = R.segments_at_cuts
+    found = []
+
+    def spy(*args, **kwargs):
+        found.append(real(*args, **kwargs))
+        return found[-1]
+
+    monkeypatch.setattr(R, "segments_at_cuts", spy)
+    fast = retention_curve(y, P, metric=metric, n_random=0)
+    assert found and found[0] is not None  # the segments were used
+    monkeypatch.setattr(R, "segments_at_cuts", lambda *a, **k: None)
+    ranked = retention_curve(y, P, metric=metric, n_random=0)
+    np.testing.assert_array_equal(fast.values, ranked.values)
+    np.testing.assert_array_equal(fast.n_retained, ranked.n_retained)
+    assert fast.area == ranked.area
+    if fast.oracle is not None:
+        np.testing.assert_array_equal(fast.oracle, ranked.oracle)
+
+
+def test_log_factorial_table_is_exact_and_shared():
+    from ordmetrics.evaluation import retention_sampler as S
+
+    table = S.log_factorials(1000)
+    assert table.size >= 1001 and not table.flags.writeable
+    ks = [0, 1, 2, 10, 170, 1000]
+    np.testing.assert_allclose(table[ks], [math.lgamma(k + 1) for k in ks], rtol=1e-15)
+    assert S.log_factorials(500) is table
 
 
 def test_undefined_values_warn_and_give_nan_area():

@@ -99,3 +99,43 @@ def _variant_lines() -> list[str]:
         lines += notes
         lines.append("")
     return lines
+
+
+def scoring_rule_table() -> str:
+    """The README's table of the registered scoring rules: formula, range and properties.
+
+    Examples
+    --------
+    >>> import ordmetrics
+    >>> from ordmetrics._core.index import scoring_rule_table
+    >>> scoring_rule_table().splitlines()[2].split(" | ")[:3]
+    ['| `rps`', '(1/(K-1)) sum_{k<K} (F_k - H_k)^2', '[0, 1]']
+    """
+    titles = {"strictly_proper": "strictly proper", "distance_sensitive": "distance-sensitive"}
+    head = "| rule | per-sample score | range | " + " | ".join(
+        titles.get(p, p) for p in PROPERTY_NAMES
+    )
+    lines = [head + " |", "|---" * (3 + len(PROPERTY_NAMES)) + "|"]
+    for name in list_metrics("scoring_rule"):
+        spec = get_metric(name)
+        rng = spec.range_text or f"[{_num(spec.range[0])}, {_num(spec.range[1])}]"
+        flags = ["yes" if spec.properties[p] else "no" for p in PROPERTY_NAMES]
+        formula = spec.formula.replace("|", "\\|")
+        lines.append(f"| `{name}` | {formula} | {rng} | " + " | ".join(flags) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def api_entries(kind: str, module_all: list[str]) -> list[str]:
+    """The API page's entries for ``kind``: the registered metrics of that kind, then the other
+    functions of ``module_all`` (the names the package exports from their module, e.g.
+    ``pseudospherical``).
+
+    Examples
+    --------
+    >>> import ordmetrics
+    >>> from ordmetrics._core.index import api_entries
+    >>> api_entries("scoring_rule", ["rps", "pseudospherical", "RULES"])[-2:]
+    ['cdf_l1', 'pseudospherical']
+    """
+    names = list_metrics(kind)
+    return names + [n for n in module_all if n not in names and n.islower()]

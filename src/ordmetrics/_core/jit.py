@@ -15,16 +15,30 @@ differs in two ways:
 When a kernel is first called, every kernel it names as a global (in this or another module)
 is compiled first and the module's name is rebound to the numba dispatcher, so numba sees
 dispatchers, never the lazy wrappers, when it types the calls between kernels.
+
+A kernel compiled with ``parallel=True`` has a serial twin (:attr:`LazyKernel.serial`): the
+same code compiled without ``parallel`` (``prange`` then runs as ``range``), under its own
+name, so that the two never share an on-disk cache entry (numba keys its cache index by the
+function's name and code, not by its options). It is compiled on its first use only.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["cache_disabled", "njit", "set_compile_hook"]
+__all__ = [
+    "cache_disabled",
+    "njit",
+    "num_threads",
+    "prange",
+    "set_compile_hook",
+    "threading_layer",
+    "threads_started",
+]
 
 _LOCK = threading.RLock()
 
@@ -115,6 +129,53 @@ def _compile(py_func: Callable[..., Any], options: dict[str, Any]) -> Any:
         return numba.njit(**{**options, "cache": False})(py_func)
 
 
+class _PRange:
+    """``numba.prange`` without importing numba: kernels name it as a global, which is rebound
+    to ``numba.prange`` before they are compiled; called from Python it is ``range``."""
+
+    def __call__(self, *args: int) -> range:
+        return range(*args)
+
+    def __repr__(self) -> str:
+        return "ordmetrics._core.jit.prange"
+
+
+#: ``numba.prange`` for the kernels of ordmetrics (see :class:`_PRange`).
+prange = _PRange()
+
+
+def num_threads() -> int:
+    """numba's thread count for parallel kernels started from this thread
+    (``numba.get_num_threads()``, set with ``numba.set_num_threads``)."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def threads_started() -> bool:
+    """Whether numba's threading layer has started its threads in this process (by anyone),
+    without importing numba."""
+    if "numba" not in sys.modules:
+        return False
+    try:
+        from numba.np.ufunc import parallel
+
+        return bool(getattr(parallel, "_is_initialized", False))
+    except Exception:  # a layout of numba without it: assume started
+        return True
+
+
+def threading_layer() -> str | None:
+    """The threading layer numba chose (``"omp"``, ``"tbb"`` or ``"workqueue"``), or None
+    before the first parallel kernel ran."""
+    import numba
+
+    try:
+        return str(numba.threading_layer())
+    except ValueError:  # no parallel kernel has run yet
+        return None
+
+
 class LazyKernel:
     """A function to be compiled by numba on its first call (see the module notes)."""
 
@@ -122,6 +183,7 @@ class LazyKernel:
         self.py_func = py_func
         self.options = options
         self._dispatcher: Any = None
+        self._serial: LazyKernel | None = None
         self.__name__ = py_func.__name__
         self.__qualname__ = py_func.__qualname__
         self.__module__ = py_func.__module__
@@ -137,6 +199,33 @@ class LazyKernel:
                     self._materialize(set())
         return self._dispatcher
 
+    @property
+    def serial(self) -> LazyKernel:
+        """The serial twin of a ``parallel=True`` kernel (itself for a serial kernel).
+
+        Same code and results, compiled without ``parallel`` under the name
+        ``<name>_serial`` (its own on-disk cache entry), on its first call.
+        """
+        if not self.options.get("parallel"):
+            return self
+        if self._serial is None:
+            with _LOCK:
+                if self._serial is None:
+                    f = self.py_func
+                    twin = types.FunctionType(
+                        f.__code__,
+                        f.__globals__,
+                        f.__name__ + "_serial",
+                        f.__defaults__,
+                        f.__closure__,
+                    )
+                    twin.__qualname__ = f.__qualname__ + "_serial"
+                    twin.__module__ = f.__module__
+                    twin.__doc__ = f.__doc__
+                    options = {k: v for k, v in self.options.items() if k != "parallel"}
+                    self._serial = LazyKernel(twin, options)
+        return self._serial
+
     def _materialize(self, seen: set[int]) -> None:
         if self._dispatcher is not None or id(self) in seen:
             return
@@ -144,6 +233,11 @@ class LazyKernel:
         glb = self.py_func.__globals__
         for name in self.py_func.__code__.co_names:  # the kernels it calls, first
             callee = glb.get(name)
+            if callee is prange:
+                import numba
+
+                glb[name] = numba.prange
+                continue
             if isinstance(callee, LazyKernel):
                 callee._materialize(seen)
                 if callee._dispatcher is not None:

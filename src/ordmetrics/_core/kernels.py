@@ -7,9 +7,9 @@ probability matrix, and a per-rule kernel that runs it through :func:`drive_rows
     @njit(inline="always", **JIT_OPTIONS)
     def rps_row(P, i, yi, K, param): ...
 
-    @njit(**JIT_OPTIONS)
-    def rps_kernel(P, y, w, param, tol, out, rows, pen):
-        return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen)
+    @njit(**PARALLEL_OPTIONS)
+    def rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
+        return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen, parts)
 
 :func:`drive_rows` is inlined into every such kernel, so each rule gets its own compiled loop
 with its row function inlined (a shared kernel dispatching per row runs ~1.7x slower), cached
@@ -23,23 +23,43 @@ inlines: after editing :func:`drive_rows` or a helper of this module in a source
 remove the numba cache files (``*.nbi``, ``*.nbc``) of :mod:`ordmetrics.metrics.scoring`'s
 ``__pycache__`` (an installed release is not affected: installing rewrites every file).
 
-The reduction adds rows in fixed blocks of ``BLOCK`` rows and the block sums with Neumaier's
-compensated summation, so a mean over 10^8 rows keeps about 15 significant digits; the block
-order is fixed, so results do not depend on anything but the data. Rows of weight 0 are
-validated but never added (their score may be infinite).
+Blocks and the order of the sums
+--------------------------------
+The rows are cut into fixed blocks of ``BLOCK`` rows. Each block is validated and summed on
+its own, row after row, into its slot of ``parts`` (score sum, weight sum, invalid rows), and
+:func:`combine_blocks` adds the slots in block order with Neumaier's compensated summation:
+a mean over 10^8 rows keeps about 15 significant digits, and as the blocks and the order are
+fixed, the result depends on nothing but the data. The blocks run in parallel (numba
+``prange``, :mod:`ordmetrics._core.parallel`), and the serial twin of a kernel gives the same
+bits: the number of threads, numba's or BLAS's, never changes a result. The sum of the weights
+is compensated by block in the same way (before, it was added row after row: weighted means
+may differ from earlier releases in the last bit). Rows of weight 0 are validated but never
+added (their score may be infinite).
+
+The log rules (``log_form``) run the kernel on chunks of blocks on several threads
+(:func:`ordmetrics._core.parallel.run_chunks`); after the kernel has written a chunk's p_y,
+NumPy takes the logarithm of the chunk (vectorised, which a compiled loop without a vector
+math library is not: 10x slower) and :func:`block_sums` adds each block of the chunk, in
+row order, into its slot: the same blocks and order as the other rules (before, NumPy's
+pairwise sum of all rows: their means may differ from earlier releases in the last bit).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ordmetrics._core.jit import njit
+from ordmetrics._core.jit import njit, prange
+from ordmetrics._core.parallel import parallel_slot, run_chunks
 from ordmetrics._core.rule import ScoringRule, check_rule
 
 __all__ = [
     "BLOCK",
+    "CHUNK_BLOCKS",
     "JIT_OPTIONS",
+    "PARALLEL_OPTIONS",
     "PBS_UNPENALIZED",
+    "block_sums",
+    "combine_blocks",
     "drive_rows",
     "finish_log_rule",
     "row_stats",
@@ -50,10 +70,16 @@ __all__ = [
 #: Bit 0 of the ``param`` of PBS and PLL: ``ties="unpenalized"`` (see :func:`wrong_decision`).
 PBS_UNPENALIZED = 1
 
+#: Rows of a block: the unit of the fixed-order sums (and of the parallel work).
 BLOCK = 1024
+#: Blocks of a chunk of the log rules' pipeline: a chunk's p_y (256 KiB) stays in cache
+#: between the kernel, the logarithm and the block sums.
+CHUNK_BLOCKS = 32
 
 #: The numba options of every scoring kernel and row function (cached on disk).
 JIT_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+#: The options of the kernels whose blocks run in parallel (with a serial twin).
+PARALLEL_OPTIONS = {**JIT_OPTIONS, "parallel": True}
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -86,12 +112,43 @@ def wrong_decision(P, i, yi, hi, unpenalized):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def drive_rows(P, y, w, row, param, tol, out, rows, pen):
+def combine_blocks(parts):
+    """(score sum, weight sum, invalid rows) of the block slots ``parts``, added in block
+    order with Neumaier's compensated summation (an infinite sum stays infinite)."""
+    total = 0.0
+    comp = 0.0
+    wsum = 0.0
+    wcomp = 0.0
+    n_bad = 0
+    for b in range(parts.shape[0]):
+        block = parts[b, 0]
+        t = total + block
+        if abs(t) == np.inf:  # an infinite score (log rules): no compensation, no NaN
+            pass
+        elif abs(total) >= abs(block):
+            comp += (total - t) + block
+        else:
+            comp += (block - t) + total
+        total = t
+        block = parts[b, 1]
+        t = wsum + block
+        if abs(wsum) >= abs(block):
+            wcomp += (wsum - t) + block
+        else:
+            wcomp += (block - t) + wsum
+        wsum = t
+        n_bad += np.int64(parts[b, 2])
+    return total + comp, wsum + wcomp, n_bad
+
+
+@njit(inline="always", **JIT_OPTIONS)
+def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
     """Validate and score every row in one pass with the row function ``row``.
 
     Inlined into each rule's kernel (``row`` is then a constant of that kernel). ``w``,
     ``out`` and ``pen`` may be None: numba then compiles a version without those branches
-    (about 20% faster than testing them at run time).
+    (about 20% faster than testing them at run time). The blocks run in parallel in a kernel
+    compiled with ``parallel=True`` and in order in its serial twin, with the same result.
 
     Parameters
     ----------
@@ -106,6 +163,8 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen):
         logarithm is taken by :func:`finish_log_rule`); otherwise None
     rows : bool, per-sample output wanted (weights are then only validated)
     pen : (N,) float64 receiving the penalty ln(K) m of PLL; None for the other rules
+    parts : (ceil(N / BLOCK), 3) float64 receiving each block's score sum (0 when ``out`` is
+        given), weight sum and number of invalid rows
 
     Returns
     -------
@@ -115,13 +174,12 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen):
     """
     N, K = P.shape
     ln_k = np.log(K)
-    total = 0.0
-    comp = 0.0
-    wsum = 0.0
-    n_bad = 0
-    for start in range(0, N, BLOCK):
+    for b in prange(parts.shape[0]):
+        start = b * BLOCK
         stop = min(N, start + BLOCK)
         block = 0.0
+        bsum = 0.0
+        bad = 0
         for i in range(start, stop):
             yi = y[i]
             yc = min(max(yi, 0), K - 1)
@@ -133,9 +191,9 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen):
                 wi = w[i]
                 ok &= (wi >= 0.0) & (wi < np.inf)
                 counted = wi > 0.0
-                wsum += wi if ok else 0.0
+                bsum += wi if ok else 0.0
             if not ok:
-                n_bad += 1
+                bad += 1
                 continue
             if out is not None:
                 if rows or counted:
@@ -152,14 +210,29 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen):
             else:
                 block += s
         if w is None:
-            wsum += stop - start
-        t = total + block
-        if abs(total) >= abs(block):
-            comp += (total - t) + block
+            bsum = np.float64(stop - start)
+        parts[b, 0] = block
+        parts[b, 1] = bsum
+        parts[b, 2] = bad
+    return combine_blocks(parts)
+
+
+@njit(**JIT_OPTIONS)
+def block_sums(values, w, parts):
+    """Write into ``parts[b, 0]`` the sum of block b of ``values`` (times ``w`` when given),
+    row after row: the log rules' block sums, the order of :func:`drive_rows`."""
+    n = values.shape[0]
+    for b in range(parts.shape[0]):
+        start = b * BLOCK
+        stop = min(n, start + BLOCK)
+        s = 0.0
+        if w is None:
+            for i in range(start, stop):
+                s += values[i]
         else:
-            comp += (block - t) + total
-        total = t
-    return total + comp, wsum, n_bad
+            for i in range(start, stop):
+                s += w[i] * values[i]
+        parts[b, 0] = s
 
 
 def finish_log_rule(p_true: np.ndarray, penalty: np.ndarray | None) -> np.ndarray:
@@ -184,21 +257,45 @@ def score_rows(
 
     Returns ``(total, weight_sum, n_bad, per_sample)``: the weighted sum of the scores, the
     sum of the weights, the number of invalid rows (when not 0, the other results are
-    meaningless), and the per-sample scores when ``rows`` (else ``None``).
+    meaningless), and the per-sample scores when ``rows`` (else ``None``). The blocks run in
+    parallel when the input is large enough (:func:`ordmetrics._core.parallel.parallel_slot`);
+    the result is the same either way.
     """
     rule = check_rule(rule)
-    n = P.shape[0]
+    n, k = P.shape
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    parts = np.empty((n_blocks, 3), dtype=np.float64)
     log_rule = rule.log_form
     out = np.empty(n, dtype=np.float64) if (rows or log_rule) else None
     pen = np.empty(n, dtype=np.float64) if rule.penalty else None
-    total, wsum, n_bad = rule.kernel(P, y, w, param, tol, out, rows, pen)
-    if n_bad:
-        return total, wsum, n_bad, None
-    if log_rule:
+    kernel = rule.kernel
+    with parallel_slot(n * k) as parallel:
+        if not log_rule:
+            if not parallel:
+                kernel = getattr(kernel, "serial", kernel)
+            total, wsum, n_bad = kernel(P, y, w, param, tol, out, rows, pen, parts)
+            return total, wsum, n_bad, (out if rows and n_bad == 0 else None)
+
         assert out is not None  # allocated above for the log rules
-        finish_log_rule(out, pen)
-        if not rows:
-            # NumPy's pairwise sum, not a BLAS dot product: the result must not depend on the
-            # number of BLAS threads
-            total = float(out.sum()) if w is None else float(np.multiply(w, out, out=out).sum())
-    return total, wsum, n_bad, (out if rows else None)
+        # the chunks run on Python threads: each calls the serial kernel (numba's workqueue
+        # layer must not be entered from several threads)
+        kernel = getattr(kernel, "serial", kernel)
+
+        def chunk(c: int) -> None:
+            b0 = c * CHUNK_BLOCKS
+            b1 = min(n_blocks, b0 + CHUNK_BLOCKS)
+            r0, r1 = b0 * BLOCK, min(n, b1 * BLOCK)
+            o = out[r0:r1]
+            p = None if pen is None else pen[r0:r1]
+            wc = None if w is None else w[r0:r1]
+            slots = parts[b0:b1]
+            kernel(P[r0:r1], y[r0:r1], wc, param, tol, o, rows, p, slots)
+            if slots[:, 2].any():  # invalid rows: the caller raises or omits them
+                return
+            finish_log_rule(o, p)
+            if not rows:
+                block_sums(o, wc, slots)
+
+        run_chunks(chunk, (n_blocks + CHUNK_BLOCKS - 1) // CHUNK_BLOCKS, parallel)
+    total, wsum, n_bad = combine_blocks(parts)
+    return total, wsum, n_bad, (out if rows and n_bad == 0 else None)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from ordmetrics._core.loading import complete
+
 Direction = Literal["minimize", "maximize"]
 
 #: The properties a scoring rule declares; each one is verified by property-based tests.
@@ -142,6 +144,11 @@ class MetricSpec:
         every row at once.
     accumulate_options : mapping
         Options of the accumulator family for this metric (e.g. the calibration view).
+    formula : str
+        The definition in one line of plain text, for generated tables (e.g. the README's).
+    range_text : str
+        The range as shown in tables when it depends on K (e.g. ``[0, 2 + (K-1)/K]``); empty
+        for ``[range[0], range[1]]``.
     """
 
     name: str
@@ -159,6 +166,8 @@ class MetricSpec:
     input: str = "probabilities"
     accumulates: str | None = None
     accumulate_options: Mapping[str, Any] = field(default_factory=dict)
+    formula: str = ""
+    range_text: str = ""
 
     def estimator_for(self, n_classes: int) -> str:
         """The ``estimator`` string for ``n_classes`` classes, as yardstick writes it.
@@ -233,6 +242,8 @@ def register(
     input: str | None = None,
     accumulates: str | _KindDefault | None = _KindDefault.KIND,
     accumulate_options: Mapping[str, Any] | None = None,
+    formula: str = "",
+    range_text: str = "",
 ) -> MetricSpec:
     """Register ``func`` as a metric and return its spec.
 
@@ -301,6 +312,8 @@ def register(
         input=input,
         accumulates=accumulates,
         accumulate_options=MappingProxyType(dict(accumulate_options or {})),
+        formula=formula,
+        range_text=range_text,
     )
     _REGISTRY[name] = spec
     return spec
@@ -345,6 +358,8 @@ def get_metric(name: str | MetricSpec) -> MetricSpec:
         return name
     if not isinstance(name, str):
         raise TypeError(f"metric name must be a string; got {type(name).__name__} {name!r}.")
+    if name not in _REGISTRY:
+        complete()  # the package imports its metric modules on first use
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -382,5 +397,6 @@ def list_metrics(kind: str | None = None) -> list[str]:
 def _ordered() -> list[MetricSpec]:
     """The specs by kind (the order of :data:`KIND_DEFAULTS`, then other kinds), each kind in
     registration order: the listing does not depend on the order in which modules import."""
+    complete()
     rank = {k: i for i, k in enumerate(KIND_DEFAULTS)}
     return sorted(_REGISTRY.values(), key=lambda s: rank.get(s.kind, len(rank)))

@@ -4,9 +4,10 @@ A rule is defined once, in its module of :mod:`ordmetrics.metrics.scoring`, by a
 holds everything the rest of the package needs to evaluate it:
 
 * ``kernel``: the compiled per-rule kernel, a numba function
-  ``kernel(P, y, w, param, tol, out, rows, pen) -> (total, weight_sum, n_bad)`` that runs the
-  rule's row function through the shared driver :func:`ordmetrics._core.kernels.drive_rows`
-  (validation, scores and the compensated block reduction in one pass);
+  ``kernel(P, y, w, param, tol, out, rows, pen, parts) -> (total, weight_sum, n_bad)`` that
+  runs the rule's row function through the shared driver
+  :func:`ordmetrics._core.kernels.drive_rows` (validation, scores and the compensated block
+  reduction in one pass; blocks in parallel, with a serial twin ``kernel.serial``);
 * ``formula``: the same score written once with array-API operations,
   ``formula(xp, P, y, param) -> per-sample scores`` for an array namespace ``xp``, a floating
   (N, K) array ``P`` and integer class indices ``y`` in 0..K-1; it runs on NumPy, PyTorch
@@ -56,6 +57,9 @@ class ScoringRule:
         ``proper``, ``strictly_proper``, ``local``, ``distance_sensitive``, ``superior``.
     description, range_note : str
         One line for tables; how the range depends on K.
+    formula_text, range_text : str
+        The per-sample score and (when it depends on K) the range in plain text, for the
+        generated tables of the README and the docs.
     properties_by_k : mapping
         Properties for one K overriding ``properties``.
     variants : mapping
@@ -75,6 +79,8 @@ class ScoringRule:
     range_note: str = ""
     properties_by_k: Mapping[int, Mapping[str, bool]] = field(default_factory=dict, repr=False)
     variants: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    formula_text: str = ""
+    range_text: str = ""
 
 
 def check_rule(rule: Any) -> ScoringRule:

@@ -7,13 +7,15 @@ retained fraction f. A score that recognises bad ordinal predictions makes the m
 quickly as rows are removed; the normalised area under the curve (AURSC) sums this up in one
 number.
 
-The rows are sorted once; the confusion counts of every retained subset are cumulative sums of
-the per-row cell counts between consecutive cut points, and the metric is evaluated on all of
+The rows are sorted once (without weights, only the scores above the smallest cut); the
+confusion counts of every retained subset are cumulative sums of the per-row cell counts
+between consecutive cut points, and the metric is evaluated on all of
 them in one batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`:
 O(N log N + M K^2) for M fractions, never a recomputation per fraction. The inputs (fractions,
 per-sample scores, decisions, the ranking) are checked in
 :mod:`ordmetrics.evaluation.retention_inputs`; the cuts, the random baseline and the area are
-computed in :mod:`ordmetrics.evaluation.retention_baselines`.
+computed in :mod:`ordmetrics.evaluation.retention_baselines`, the random draws in
+:mod:`ordmetrics.evaluation.retention_sampler`.
 
 AURSC is a registered metric of kind ``"retention"`` (:data:`RETENTION_KIND`): computed from
 the probabilities, with no accumulator family (it ranks every row at once, so it is not
@@ -44,10 +46,11 @@ from ordmetrics._core.validation import (
 )
 from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.evaluation.retention_baselines import (
+    RandomDraws,
     _area,
     _integer_units,
     _prefix_counts,
-    _random_baseline,
+    _segment_counts,
     _targets,
 )
 from ordmetrics.evaluation.retention_inputs import (
@@ -59,6 +62,7 @@ from ordmetrics.evaluation.retention_inputs import (
     per_sample_scores,
     prepare,
     rank_best_first,
+    segments_at_cuts,
 )
 from ordmetrics.metrics.agreement import (
     AGREEMENT_METRICS,
@@ -235,22 +239,48 @@ def _compute(
     targets, integer, total = _targets(f, w, n)
     tol = 0.0 if integer else 4.0 * n * np.finfo(np.float64).eps * total
 
-    # without weights every cut keeps at least min(T) rows: their order does not matter;
-    # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
-    order = rank_best_first(
-        scores,
-        head=int(targets.min()) if w is None else 0,
-        computed=computed_scores(by_name),
-    )
-    stacks = [
-        np.bincount(cells, weights=w, minlength=kk).astype(np.float64)[None, None, :],
-        _prefix_counts(cells, w, order[None, :], targets, kk, tol),
-    ]
+    full_counts = np.bincount(cells, weights=w, minlength=kk).astype(np.float64)
     decomposable = metric in DECOMPOSABLE and not (
         metric == "expected_cost" and options.get("normalize", False)
     )
     exact_random = decomposable and integer
     mc = baselines and n_random > 0 and not exact_random
+    if mc:
+        # the random draws start now (in the background), while the curve is computed
+        draws = RandomDraws(
+            full_counts,
+            cells,
+            w,
+            targets,
+            n_random,
+            make_rng(random_state),  # True is not the seed 1
+            k,
+            tol,
+            integer,
+            total,
+            background=True,
+        )
+    # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
+    computed = computed_scores(by_name)
+    seg = None
+    if w is None:
+        # without weights only the sets of rows kept at the cuts matter, not their order
+        cuts = np.unique(targets.astype(np.int64))
+        cuts = cuts[cuts < n]
+        seg = (
+            segments_at_cuts(scores, cuts, computed=computed)
+            if cuts.size
+            else np.zeros(n, dtype=np.int64)
+        )
+    if seg is not None:
+        curve_counts = _segment_counts(cells, seg, cuts, targets, kk)
+    else:
+        # weights, or a cut inside a tie: rank the rows (without weights every cut keeps at
+        # least min(T) rows, whose order does not matter)
+        head = int(targets.min()) if w is None else 0
+        order = rank_best_first(scores, head=head, computed=computed)
+        curve_counts = _prefix_counts(cells, w, order[None, :], targets, kk, tol)
+    stacks = [full_counts[None, None, :], curve_counts]
     if baselines and decomposable:
         # the per-row loss of each cell: the metric of a single row in that cell
         cell_value = evaluate(np.eye(kk).reshape(kk, k, k))
@@ -262,10 +292,7 @@ def _compute(
         oracle_order = np.argsort(key[cells], kind="stable")
         stacks.append(_prefix_counts(cells, w, oracle_order[None, :], targets, kk, tol))
     if mc:
-        rng = make_rng(random_state)  # True is not the seed 1
-        random_mean = _random_baseline(
-            evaluate, stacks[0][0, 0], cells, w, targets, n_random, rng, k, tol, integer, total
-        )
+        random_mean = draws.mean(evaluate)
     sizes = [s.shape[0] * s.shape[1] for s in stacks]
     flat = np.concatenate([s.reshape(-1, kk) for s in stacks], axis=0)
     values_all = evaluate(flat.reshape(-1, k, k))  # one batched evaluation of every matrix
@@ -367,7 +394,9 @@ _NOTES = r"""
     cumulative sums of the per-row cell counts (rows: true class, columns: predicted class)
     between consecutive cut points, O(N + M K^2); the M matrices are evaluated in one
     batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`, the same formulas as the
-    public metric functions."""
+    public metric functions. Without weights only the set of rows kept at each cut matters:
+    a partition at the smallest cut and a sort of the scores above it find them (the rows
+    themselves are ranked only where a cut falls inside a tie), with the same counts."""
 
 
 @fill_doc(params=_PARAMS_TEMPLATE, notes=_NOTES)
@@ -435,9 +464,21 @@ def retention_curve(
     10^9) each draw is a uniformly random subset of T(f) weight units, i.e. the first T(f)
     units of a uniformly random ordering of the units, whose confusion counts follow the
     multivariate hypergeometric distribution and are drawn directly (cost independent of N;
-    rows of integer weight give exactly the numbers of the repeated rows). Otherwise each
-    draw is a uniformly random ordering of the rows, cut like the curve (the boundary row
-    in part), with the confusion counts built by the same cumulative sums.
+    rows of integer weight give exactly the numbers of the repeated rows). A compiled
+    sampler draws them cell by cell, each count an exact hypergeometric variate (Stadlober's
+    ratio-of-uniforms method, as NumPy's, with tabulated log-factorials), from one
+    generator per draw seeded by a single number taken from ``random_state``: the estimate
+    is the same whatever the number of threads, and differs from the one of ordmetrics 0.1.0
+    (drawn through NumPy) only by its Monte Carlo error. Otherwise each draw is a
+    uniformly random ordering of the rows (a compiled shuffle, from the same per-draw
+    streams), cut like the curve (the boundary row in part), with the confusion counts
+    built by the same cumulative sums in one pass over the rows.
+
+    There is no closed form for the random curve of the other metrics (QWK, kappa, AMAE,
+    MMAE, macro F1, ...): the expected confusion matrix of a random subset is the full one
+    scaled by T / W, but these metrics are not linear in the counts (QWK of the expected
+    matrix is not the expected QWK), hence the Monte Carlo estimate; the mean-of-loss
+    metrics above are linear in the counts of a fixed total, and their expectation is exact.
 
     References
     ----------

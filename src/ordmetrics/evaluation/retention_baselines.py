@@ -11,10 +11,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-#: Populations (total integer weight) from which NumPy's hypergeometric sampler can draw.
+from ordmetrics.evaluation.retention_sampler import (
+    hypergeometric_counts,
+    hypergeometric_counts_background,
+    row_ordering_counts,
+)
+
+#: Populations (total integer weight) up to which the hypergeometric sampler draws: beyond,
+#: its log-factorial differences lose too many digits (the limit of NumPy's sampler too).
 _HYPERGEOMETRIC_LIMIT = 10**9
 
-#: Rows x orderings handled at once by the row-permutation Monte Carlo (bounds its memory).
+#: Counts of the random draws evaluated at once (bounds the memory of the random baseline).
 _CHUNK_ELEMENTS = 1 << 21
 
 
@@ -103,90 +110,126 @@ def _prefix_counts(
     return out
 
 
-def _random_counts_units(
-    full: np.ndarray, targets: np.ndarray, n_random: int, rng: np.random.Generator
+def _segment_counts(
+    cells: np.ndarray, seg: np.ndarray, cuts: np.ndarray, targets: np.ndarray, kk: int
 ) -> np.ndarray:
-    """Counts of ``n_random`` uniformly random subsets of T weight units, for each target T.
+    """Confusion counts of the rows kept at each target (unit weights), from the segments.
+
+    ``cuts`` are the sorted distinct targets below N and ``seg`` the number of cuts that leave
+    each row out (:func:`~ordmetrics.evaluation.retention_inputs.segments_at_cuts`): the rows
+    kept at cut ``cuts[i]`` are those of segments 0..i, so the counts are cumulative sums of
+    one histogram of (segment, cell), exact integers; a target of N or more keeps every row.
+    Returns (1, M, K*K), the counts :func:`_prefix_counts` gives for the same cuts.
+    """
+    hist = np.bincount(seg * kk + cells, minlength=(cuts.size + 1) * kk)
+    counts = np.cumsum(hist.reshape(cuts.size + 1, kk), axis=0)
+    return counts[np.searchsorted(cuts, targets.astype(np.int64))][None, :, :]
+
+
+def _random_counts_units(
+    full: np.ndarray, targets: np.ndarray, first: int, n_draws: int, seed: int
+) -> np.ndarray:
+    """Counts of uniformly random subsets of T weight units, for each target T: draws
+    ``first`` to ``first + n_draws - 1`` of the stream ``seed``.
 
     A row of integer weight w is w units (repeated rows). The cell counts of a uniformly
     random subset of T of the W units follow the multivariate hypergeometric distribution,
-    drawn here directly: O(M n_random K^2), whatever N.
+    drawn here directly by a compiled sampler
+    (:func:`~ordmetrics.evaluation.retention_sampler.hypergeometric_counts`):
+    O(M n_draws K^2), whatever N.
     """
-    colors = np.rint(full).astype(np.int64)
-    total = int(colors.sum())
-    out = np.empty((n_random, targets.size, colors.size))
-    for j, t in enumerate(targets.astype(np.int64).tolist()):
-        if t >= total:
-            out[:, j] = colors
-        else:
-            out[:, j] = rng.multivariate_hypergeometric(colors, t, size=n_random)
-    return out
+    return hypergeometric_counts(np.rint(full).astype(np.int64), targets, first, n_draws, seed)
 
 
 def _random_counts_rows(
     cells: np.ndarray,
     weight: np.ndarray | None,
     targets: np.ndarray,
-    n_random: int,
-    rng: np.random.Generator,
+    first: int,
+    n_draws: int,
+    seed: int,
     kk: int,
     tol: float,
 ) -> np.ndarray:
-    """Prefix counts of ``n_random`` uniformly random orderings of the rows (non-integer
-    weights, or integer weights too large for the hypergeometric sampler)."""
-    n = cells.size
-    chunk = max(1, _CHUNK_ELEMENTS // n)
-    parts = []
-    for start in range(0, n_random, chunk):
-        size = min(chunk, n_random - start)
-        orders = rng.permuted(np.tile(np.arange(n), (size, 1)), axis=1)
-        parts.append(_prefix_counts(cells, weight, orders, targets, kk, tol))
-    return np.concatenate(parts, axis=0)
+    """Prefix counts of uniformly random orderings of the rows (non-integer weights, or
+    integer weights too large for the hypergeometric sampler): draws ``first`` to
+    ``first + n_draws - 1`` of the stream ``seed``, by a compiled shuffle and one pass over
+    the rows per draw (:func:`~ordmetrics.evaluation.retention_sampler.row_ordering_counts`),
+    cut as :func:`_prefix_counts` cuts."""
+    return row_ordering_counts(cells, weight, targets, tol, kk, first, n_draws, seed)
 
 
-def _random_baseline(
-    evaluate: Callable[[np.ndarray], np.ndarray],
-    full: np.ndarray,
-    cells: np.ndarray,
-    weight: np.ndarray | None,
-    targets: np.ndarray,
-    n_random: int,
-    rng: np.random.Generator,
-    k: int,
-    tol: float,
-    integer: bool,
-    total: float,
-) -> np.ndarray:
-    """Mean metric (NaN left out) of ``n_random`` random retentions, for each target.
+class RandomDraws:
+    """The draws of the random-removal baseline, started before the curve is computed.
 
-    The random counts are drawn and evaluated a chunk of orderings at a time, so the memory
-    does not grow with ``n_random``: a chunk holds at most ``_CHUNK_ELEMENTS`` counts (M K^2
-    per ordering; one ordering when that alone is larger), and for the row orderings at most
-    ``_CHUNK_ELEMENTS`` row indices. Whenever everything fits in one chunk, the draws are
-    those of one call for all ``n_random`` orderings.
+    The random counts are drawn and evaluated a chunk of draws at a time, so the memory does
+    not grow with ``n_random``: a chunk holds at most ``_CHUNK_ELEMENTS`` counts (M K^2 per
+    draw; one draw when that alone is larger), and a row ordering is drawn and counted in
+    O(N) memory per thread. Every draw has its own random stream (draw d of one seed taken
+    from ``rng``), so the chunks change only the order of the final sum. With integer
+    weights the first chunk is drawn in a background thread from the start, while the
+    caller computes the curve; :meth:`mean` waits for it.
     """
-    kk = k * k
-    m = targets.size
-    units = integer and total < _HYPERGEOMETRIC_LIMIT
-    chunk = max(1, _CHUNK_ELEMENTS // (m * kk))
-    if not units:
-        chunk = min(chunk, max(1, _CHUNK_ELEMENTS // cells.size))
-    chunk = min(chunk, n_random)
-    sums = np.zeros(m)
-    defined = np.zeros(m, dtype=np.int64)
-    for start in range(0, n_random, chunk):
-        size = min(chunk, n_random - start)
-        if units:
-            rand = _random_counts_units(full, targets, size, rng)
-        else:
-            rand = _random_counts_rows(cells, weight, targets, size, rng, kk, tol)
-        values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
-        del rand
-        ok = ~np.isnan(values)
-        sums += np.where(ok, values, 0.0).sum(axis=0)
-        defined += ok.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(defined > 0, sums / np.maximum(defined, 1), np.nan)
+
+    def __init__(
+        self,
+        full: np.ndarray,
+        cells: np.ndarray,
+        weight: np.ndarray | None,
+        targets: np.ndarray,
+        n_random: int,
+        rng: np.random.Generator,
+        k: int,
+        tol: float,
+        integer: bool,
+        total: float,
+        *,
+        background: bool = False,
+    ) -> None:
+        self.full, self.cells, self.weight, self.targets = full, cells, weight, targets
+        self.n_random, self.k, self.tol = n_random, k, tol
+        self.units = integer and total < _HYPERGEOMETRIC_LIMIT
+        self.chunk = min(max(1, _CHUNK_ELEMENTS // (targets.size * k * k)), n_random)
+        # one 64-bit seed from the caller's generator; draw d of the samplers depends only on
+        # it and on d, so the chunks change nothing
+        self.seed = int(rng.integers(0, 2**63, dtype=np.int64))
+        self.pending: Callable[[], np.ndarray] | None = None
+        if background and self.units:
+            self.pending = hypergeometric_counts_background(
+                np.rint(full).astype(np.int64), targets, 0, self.chunk, self.seed
+            )
+
+    def _draw(self, start: int, size: int) -> np.ndarray:
+        if start == 0 and self.pending is not None:
+            return self.pending()
+        if self.units:
+            return _random_counts_units(self.full, self.targets, start, size, self.seed)
+        return _random_counts_rows(
+            self.cells,
+            self.weight,
+            self.targets,
+            start,
+            size,
+            self.seed,
+            self.k * self.k,
+            self.tol,
+        )
+
+    def mean(self, evaluate: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Mean metric (NaN left out) of the random retentions, for each target."""
+        k, m = self.k, self.targets.size
+        sums = np.zeros(m)
+        defined = np.zeros(m, dtype=np.int64)
+        for start in range(0, self.n_random, self.chunk):
+            size = min(self.chunk, self.n_random - start)
+            rand = self._draw(start, size)
+            values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
+            del rand
+            ok = ~np.isnan(values)
+            sums += np.where(ok, values, 0.0).sum(axis=0)
+            defined += ok.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(defined > 0, sums / np.maximum(defined, 1), np.nan)
 
 
 def _area(fractions: np.ndarray, values: np.ndarray) -> float:

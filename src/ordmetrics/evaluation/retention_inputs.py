@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ordmetrics._core.jit import njit
 from ordmetrics._core.numerics import (
     group_starts_sorted,
     rank_order,
@@ -42,6 +43,7 @@ __all__ = [
     "per_sample_scores",
     "prepare",
     "rank_best_first",
+    "segments_at_cuts",
 ]
 
 #: The default retained fractions 1.000, 0.975, ..., 0.500 (21 points, k / 40 exactly rounded).
@@ -275,3 +277,60 @@ def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False
     if n > 1 and (s[1:] == s[:-1]).any():
         order = np.argsort(scores, kind="stable")
     return order
+
+
+@njit(cache=True, nogil=True)
+def _count_below(scores: np.ndarray, lo: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = the number of values of ``lo`` below scores[i] (a branch-free count)."""
+    m = lo.size
+    for i in range(scores.size):
+        x = scores[i]
+        a = 0
+        for j in range(m):
+            a += lo[j] < x
+        out[i] = a
+
+
+def segments_at_cuts(
+    scores: np.ndarray, cuts: np.ndarray, *, computed: bool = False
+) -> np.ndarray | None:
+    """For the sorted distinct ``cuts`` (0 < c < N): how many of the cuts leave out each row
+    when the first c rows of :func:`rank_best_first` are kept, or None where a cut falls
+    inside a tie.
+
+    All that the unweighted confusion counts of a retention curve depend on are the *sets* of
+    rows kept at the cuts. With v the sorted scores, the first c rows are those with a score
+    of at most v[c - 1] whenever v[c - 1] < v[c], so a row's segment is the number of cuts
+    with v[c - 1] below its score. The v[c - 1] and v[c] come from a partition at the
+    smallest cut and a sort of the values above it (no argsort), the segments from one
+    compiled pass. Where a cut falls inside a tie (equal scores, or for ``computed`` scores
+    a gap within the tie tolerance of :mod:`ordmetrics._core.numerics`), the set depends on
+    the order of the tied rows by position: None, and the caller ranks the rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.evaluation.retention_inputs import segments_at_cuts
+    >>> segments_at_cuts(np.array([0.4, 0.1, 0.9, 0.3, 0.2]), np.array([2, 4])).tolist()
+    [1, 0, 2, 1, 0]
+    >>> segments_at_cuts(np.array([0.4, 0.1, 0.1, 0.3]), np.array([1])) is None
+    True
+    """
+    c = np.asarray(cuts, dtype=np.int64)
+    s = np.ascontiguousarray(scores, dtype=np.float64)
+    head = int(c[0])
+    v = np.partition(s, head - 1)
+    tail = np.sort(v[head:])  # the values above the smallest cut, sorted
+    lo = np.concatenate([[v[head - 1]], tail[c[1:] - head - 1]])
+    hi = tail[c - head]
+    if computed:
+        # lo_0 <= hi_0 <= lo_1 <= ...: a new tie group must start at every hi_j
+        with np.errstate(invalid="ignore"):
+            apart = bool(group_starts_sorted(np.stack([lo, hi], axis=1).ravel())[1::2].all())
+    else:
+        apart = bool(np.all(lo < hi))
+    if not apart:
+        return None
+    seg = np.empty(s.size, dtype=np.int64)
+    _count_below(s, lo, seg)
+    return seg

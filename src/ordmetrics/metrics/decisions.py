@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from ordmetrics._core.docs import fill_doc
-from ordmetrics._core.jit import njit
 from ordmetrics._core.numerics import TIE_TOLERANCE
+from ordmetrics._core.parallel import parallel_slot
 from ordmetrics._core.validation import (
     as_proba,
     check_labels,
@@ -35,6 +35,14 @@ from ordmetrics._core.validation import (
     real_input,
     sum_tolerance,
     type_name,
+)
+from ordmetrics.metrics.decision_kernels import (
+    COST_ABSOLUTE,
+    COST_GENERAL,
+    COST_SQUARED,
+    COST_ZERO_ONE,
+    KERNELS,
+    SCREEN_FRACTION,
 )
 
 __all__ = ["decide"]
@@ -199,127 +207,23 @@ def label_array(labels: tuple[Hashable, ...]) -> np.ndarray:
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# Kernels: one pass over the rows per rule, screening the values in the same loop
-# --------------------------------------------------------------------------------------------
-
-_opts = {"cache": True, "nogil": True, "error_model": "numpy"}
-
-#: The kernels' screen accepts row sums within this fraction of the row-sum tolerance only, so
-#: a row near the tolerance's edge (where the order of a sum could matter) always goes to the
-#: full check of :func:`_check_proba`, which decides as it would without the screen.
-_SCREEN_FRACTION = 0.75
-
-# Each kernel writes the decision of every row into ``out`` and returns True when every entry
-# is in [0, 1] and every row sum (in float64) is in [lo, hi]; False sends the input to
-# :func:`_check_proba`, which raises or, for a row sum at the edge of the tolerance, accepts.
-# A NaN or infinite entry makes its row sum NaN or infinite, outside [lo, hi].
+def _cost_kind(C: np.ndarray) -> int:
+    """The structure of ``C`` with an O(K) expected-cost formula, or ``COST_GENERAL``."""
+    k = C.shape[0]
+    for name, kind in (
+        ("absolute", COST_ABSOLUTE),
+        ("squared", COST_SQUARED),
+        ("zero_one", COST_ZERO_ONE),
+    ):
+        if np.array_equal(C, builtin_matrix(name, k)):
+            return kind
+    return COST_GENERAL
 
 
-@njit(**_opts)
-def _argmax_rows(P, out, lo, hi):
-    n, k = P.shape
-    mn = np.inf
-    mx = -np.inf
-    bad = 0
-    for i in range(n):
-        best = P[i, 0]
-        idx = 0
-        s = np.float64(best)
-        mn = min(mn, best)
-        for j in range(1, k):
-            x = P[i, j]
-            s += x
-            mn = min(mn, x)
-            c = x > best  # strictly greater: ties go to the lowest class
-            best = x if c else best
-            idx = j if c else idx
-        mx = max(mx, best)  # the row's maximum
-        bad |= not ((s >= lo) & (s <= hi))
-        out[i] = idx
-    return bad == 0 and mn >= 0.0 and mx <= 1.0
-
-
-@njit(**_opts)
-def _median_rows(P, out, threshold, lo, hi):
-    # F_k is non-decreasing in k, so the smallest k with F_k >= 1/2 is the number of k < K-1
-    # with F_k < 1/2 (F_{K-1} is the row sum, always >= 1/2).
-    n, k = P.shape
-    mn = np.inf
-    mx = -np.inf
-    bad = 0
-    for i in range(n):
-        F = np.float64(P[i, 0])
-        idx = np.int64(0)
-        mn = min(mn, P[i, 0])
-        mx = max(mx, P[i, 0])
-        for j in range(1, k):
-            idx += F < threshold
-            x = P[i, j]
-            F += x
-            mn = min(mn, x)
-            mx = max(mx, x)
-        bad |= not ((F >= lo) & (F <= hi))
-        out[i] = idx
-    return bad == 0 and mn >= 0.0 and mx <= 1.0
-
-
-@njit(**_opts)
-def _expected_rows(P, out, half, lo, hi):
-    n, k = P.shape
-    mn = np.inf
-    mx = -np.inf
-    bad = 0
-    for i in range(n):
-        s = np.float64(P[i, 0])
-        grade = 0.0
-        w = 0.0  # the class j, as a float
-        mn = min(mn, P[i, 0])
-        mx = max(mx, P[i, 0])
-        for j in range(1, k):
-            x = np.float64(P[i, j])
-            w += 1.0
-            s += x
-            grade += x * w
-            mn = min(mn, x)
-            mx = max(mx, x)
-        bad |= not ((s >= lo) & (s <= hi))
-        out[i] = np.int64(np.floor(grade + half))
-    return bad == 0 and mn >= 0.0 and mx <= 1.0
-
-
-@njit(**_opts)
-def _min_cost_rows(P, C, out, slack, lo, hi):
-    n, k = P.shape
-    mn = np.inf
-    mx = -np.inf
-    bad = 0
-    cost = np.empty(k)  # expected cost of each class for the current row: P[i] @ C
-    for i in range(n):
-        x = np.float64(P[i, 0])
-        s = x
-        mn = min(mn, x)
-        mx = max(mx, x)
-        for m in range(k):
-            cost[m] = x * C[0, m]
-        for j in range(1, k):
-            x = np.float64(P[i, j])
-            s += x
-            mn = min(mn, x)
-            mx = max(mx, x)
-            for m in range(k):
-                cost[m] += x * C[j, m]
-        low = cost[0]
-        for m in range(1, k):
-            v = cost[m]
-            low = v if v < low else low
-        limit = low + slack
-        idx = k - 1
-        for m in range(k - 2, -1, -1):  # the lowest class within the tolerance wins
-            idx = m if cost[m] <= limit else idx
-        bad |= not ((s >= lo) & (s <= hi))
-        out[i] = idx
-    return bad == 0 and mn >= 0.0 and mx <= 1.0
+def _kernel(rule: str, parallel: bool) -> Any:
+    """The parallel kernel of ``rule``, or its serial twin (same decisions)."""
+    kernel = KERNELS[rule]
+    return kernel if parallel else kernel.serial
 
 
 @fill_doc()
@@ -429,18 +333,21 @@ def decide(
             _check_proba(P)  # the errors of y_proba come first
             raise
     tol = decision_tolerance(P.dtype, k)
-    screen = _SCREEN_FRACTION * sum_tolerance(P.dtype, k)
+    screen = SCREEN_FRACTION * sum_tolerance(P.dtype, k)
     lo, hi = 1.0 - screen, 1.0 + screen
     idx = np.empty(n, dtype=np.int64)
-    if rule == "argmax":
-        ok = _argmax_rows(P, idx, lo, hi)
-    elif rule == "median":
-        ok = _median_rows(P, idx, 0.5 - tol, lo, hi)
-    elif rule == "expected":
-        ok = _expected_rows(P, idx, 0.5 + tol * (k - 1), lo, hi)
-    else:
-        assert C is not None
-        ok = _min_cost_rows(P, C, idx, tol * float(C.max()), lo, hi)
+    with parallel_slot(n * k) as parallel:
+        if rule == "argmax":
+            ok = _kernel("argmax", parallel)(P, idx, lo, hi)
+        elif rule == "median":
+            ok = _kernel("median", parallel)(P, idx, 0.5 - tol, lo, hi)
+        elif rule == "expected":
+            ok = _kernel("expected", parallel)(P, idx, 0.5 + tol * (k - 1), lo, hi)
+        else:
+            assert C is not None
+            slack = tol * float(C.max())
+            kernel = _kernel("min_cost", parallel)
+            ok = kernel(P, C, _cost_kind(C), idx, slack, lo, hi)
     if not ok:
         _check_proba(P)  # raises for invalid values
     if lab is None:

@@ -32,6 +32,8 @@ The commands are a thin front: the numbers come from :func:`ordmetrics.evaluate`
 :mod:`ordmetrics.report.cli_evaluate` (``evaluate``, ``report``, ``demo``) and
 :mod:`ordmetrics.report.cli_compare` (``compare``), reading their input with
 :mod:`ordmetrics.report.cli_input` and printing with :mod:`ordmetrics.report.cli_output`.
+The parser is built from static data and each subcommand imports its module when it runs, so
+that ``ordmetrics --help`` and ``--version`` import neither NumPy nor numba nor any metric.
 """
 
 from __future__ import annotations
@@ -46,24 +48,37 @@ from typing import Any
 
 from ordmetrics._core.progress import clear as clear_progress
 from ordmetrics._core.progress import notice
-from ordmetrics._core.registry import (
-    PROPERTY_NAMES,
-    get_metric,
-    list_metrics,
-)
-from ordmetrics._core.validation import NAN_POLICIES
 from ordmetrics._version import __version__
-from ordmetrics.io.readers import InputError, MissingDependencyError
-from ordmetrics.metrics.decisions import RULES
-from ordmetrics.report.cli_compare import cmd_compare
-from ordmetrics.report.cli_compare import compare_records as compare_records
-from ordmetrics.report.cli_evaluate import STREAM_ABOVE_BYTES as STREAM_ABOVE_BYTES
-from ordmetrics.report.cli_evaluate import cmd_demo, cmd_evaluate, cmd_report
-from ordmetrics.report.cli_output import COMPARE_CSV_COLUMNS as COMPARE_CSV_COLUMNS
-from ordmetrics.report.cli_output import _fmt_range, _table, _yes
-from ordmetrics.report.cli_output import format_csv as format_csv
-from ordmetrics.report.cli_output import format_json as format_json
-from ordmetrics.report.cli_output import format_table as format_table
+
+# The parser is built from the static data below, and every subcommand imports what it needs
+# when it runs: ``ordmetrics --help`` and ``--version`` import neither numpy nor the metrics.
+# tests/test_cli.py checks that these tuples equal the core's.
+
+#: The values of ``--nan-policy`` (``ordmetrics._core.options.NAN_POLICIES``).
+NAN_POLICIES = ("raise", "omit", "propagate")
+
+#: The values of ``--decision`` (``ordmetrics.metrics.decisions.RULES``).
+DECISION_RULES = ("argmax", "median", "expected", "min_cost")
+
+#: Names re-exported from the modules of the subcommands, imported on first use.
+_LAZY = {
+    "compare_records": "ordmetrics.report.cli_compare",
+    "STREAM_ABOVE_BYTES": "ordmetrics.report.cli_evaluate",
+    "COMPARE_CSV_COLUMNS": "ordmetrics.report.cli_output",
+    "format_csv": "ordmetrics.report.cli_output",
+    "format_json": "ordmetrics.report.cli_output",
+    "format_table": "ordmetrics.report.cli_output",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 #: Output formats of ``ordmetrics evaluate``.
 FORMATS = ("table", "json", "csv")
@@ -76,8 +91,40 @@ _DEMO_REPORT = "ordmetrics-demo-report.html"
 # --------------------------------------------------------------------------------------------
 
 
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``ordmetrics evaluate`` (:mod:`ordmetrics.report.cli_evaluate`)."""
+    from ordmetrics.report.cli_evaluate import cmd_evaluate as run
+
+    return run(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``ordmetrics report`` (:mod:`ordmetrics.report.cli_evaluate`)."""
+    from ordmetrics.report.cli_evaluate import cmd_report as run
+
+    return run(args)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``ordmetrics demo`` (:mod:`ordmetrics.report.cli_evaluate`)."""
+    from ordmetrics.report.cli_evaluate import cmd_demo as run
+
+    return run(args)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``ordmetrics compare`` (:mod:`ordmetrics.report.cli_compare`)."""
+    from ordmetrics.report.cli_compare import cmd_compare as run
+
+    return run(args)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """``ordmetrics list``: print the registered metrics and their properties."""
+    from ordmetrics._core.registry import PROPERTY_NAMES, get_metric, list_metrics
+    from ordmetrics.io.readers import InputError
+    from ordmetrics.report.cli_output import _fmt_range, _table, _yes
+
     try:
         names = list_metrics(args.kind)
     except ValueError:
@@ -218,7 +265,7 @@ def _add_common_options(
     )
     p.add_argument(
         "--decision",
-        choices=RULES,
+        choices=DECISION_RULES,
         default="argmax",
         help="how the agreement metrics (qwk, expected_cost, ...) turn probabilities into "
         "classes (default argmax)",
@@ -415,6 +462,8 @@ def error_message(exc: BaseException) -> str:
         (which metric and group raised it) appended, and a reminder that the core counts
         rows from 0 after the header (within the group, if there is one).
     """
+    from ordmetrics.io.readers import InputError, MissingDependencyError
+
     if isinstance(exc, InputError | MissingDependencyError):
         return _one_line(str(exc))
     text = str(exc)
@@ -471,6 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from ordmetrics._core.jit import set_compile_hook
+    from ordmetrics.io.readers import InputError, MissingDependencyError
 
     previous = set_compile_hook(_compile_notice)
     try:

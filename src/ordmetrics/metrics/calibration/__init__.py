@@ -13,9 +13,12 @@ cumulative    y <= k, for k = 1..K-1 (ordinal)    F_k = p_1 + ... + p_k
 ============  ==================================  ===========================================
 
 The forecasts of an event are grouped into bins. With (frequency) weights w_i, bin b holds the
-weight W_b, the mean forecast f_b and the observed frequency o_b of the event. All binning goes
-through one private function; the expected calibration errors, the reliability diagram data and
-the score decompositions are reductions of the same binned sums.
+weight W_b, the mean forecast f_b and the observed frequency o_b of the event. The binning rules
+live in one module (:mod:`~ordmetrics.metrics.calibration.binning`); the expected calibration
+errors and the binned decompositions compute the same binned sums with compiled kernels that
+validate, form the events and bin in one pass over the rows
+(:mod:`~ordmetrics.metrics.calibration.fused`); the expected calibration errors, the reliability
+diagram data and the score decompositions are reductions of those sums.
 
 * :func:`ece`, :func:`classwise_ece`, :func:`cumulative_ece`: sum_b (W_b / W) |o_b - f_b|,
   averaged over the events of the view.

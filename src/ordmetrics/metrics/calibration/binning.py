@@ -28,6 +28,7 @@ from ordmetrics._core.validation import (
     prepare_proba,
     type_name,
 )
+from ordmetrics.metrics.calibration.fused import checked_input, event_sums, fast_input
 
 __all__ = [
     "STRATEGIES",
@@ -340,11 +341,26 @@ def _ece_per_event(
     """Binary ECE of every event of ``view``; None when the nan_policy propagates."""
     nb = check_n_bins(n_bins)
     check_option(strategy, "strategy", STRATEGIES)
-    prep, P, w = prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
-    if prep.propagate:
-        return None
-    if view != "top_label" and nb is not None:  # one event at a time (bounded memory)
-        return _ece_columns(P, prep.y_true, w, view, nb, strategy)
-    f, o = event_forecasts(P, prep.y_true, view)
+    assert nb is not None  # allow_none is False
+    # compiled kernels: validate, form the events and bin in one pass over the rows
+    inp = fast_input(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
+    found = None if inp is None else event_sums(inp, view, nb, strategy)
+    if found is None and (inp is None or not inp.checked):
+        # a problem with the input: a precise message, or the nan_policy applied
+        prep, P, w = prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
+        if prep.propagate:
+            return None
+        inp = checked_input(prep.other, prep.y_true, prep.weight)
+        found = event_sums(inp, view, nb, strategy)
+    assert inp is not None
+    if found is not None:
+        s = found[0]
+        return ece_from_sums(s[..., 0], s[..., 1], s[..., 2], inp.total)
+    # quantile bins with heavy ties: the sort of every column
+    P = np.asarray(inp.P, dtype=np.float64)
+    w = np.ones(P.shape[0]) if inp.w is None else inp.w
+    if view != "top_label":  # one event at a time (bounded memory)
+        return _ece_columns(P, inp.y, w, view, nb, strategy)
+    f, o = event_forecasts(P, inp.y, view)
     bins = bin_sums(f, o, w, nb, strategy)
     return ece_from_sums(bins.weight, bins.sum_forecast, bins.sum_event, bins.total_weight)

@@ -28,6 +28,13 @@ from ordmetrics.metrics.calibration.binning import (
     check_n_bins,
     prepare,
 )
+from ordmetrics.metrics.calibration.fused import (
+    FastInput,
+    checked_input,
+    event_sums,
+    fast_input,
+    within_bin_sums,
+)
 
 __all__ = ["ScoreDecomposition", "brier_decomposition", "rps_decomposition"]
 
@@ -145,15 +152,58 @@ def _decomposition(
 ) -> ScoreDecomposition:
     nb = check_n_bins(n_bins, allow_none=True)
     check_option(strategy, "strategy", STRATEGIES)
-    prep, P, w = prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
-    if prep.propagate:
-        return ScoreDecomposition(*([math.nan] * 6))
     view = "classwise" if rule == "brier" else "cumulative"
-    parts = _decompose_events(_event_columns(P, prep.y_true, view), w, nb, strategy)
+    parts = None
+    inp = None
+    if nb is not None:  # compiled kernels: validate, form the events and bin in the same pass
+        inp = fast_input(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
+        if inp is not None:
+            parts = _decompose_fused(inp, view, nb, strategy)
+    if parts is None and (inp is None or not inp.checked):
+        # a problem with the input (a precise message, or the nan_policy applied), or one bin
+        # per distinct value
+        prep, P, w = prepare(y_true, y_proba, labels, sample_weight, nan_policy, renormalize)
+        if prep.propagate:
+            return ScoreDecomposition(*([math.nan] * 6))
+        if nb is not None:
+            inp = checked_input(prep.other, prep.y_true, prep.weight)
+            parts = _decompose_fused(inp, view, nb, strategy)
+        else:
+            parts = _decompose_events(_event_columns(P, prep.y_true, view), w, nb, strategy)
+    if parts is None:  # quantile bins with heavy ties: the sort of every column
+        assert inp is not None
+        P = np.asarray(inp.P, dtype=np.float64)
+        w = np.ones(P.shape[0]) if inp.w is None else inp.w
+        parts = _decompose_events(_event_columns(P, inp.y, view), w, nb, strategy)
+    k = parts.shape[1] + (1 if view == "cumulative" else 0)
     total = parts.sum(axis=1)
     if rule == "rps" and normalize:
-        total = total / (P.shape[1] - 1)
+        total = total / (k - 1)
     return ScoreDecomposition(*(float(v) for v in total))
+
+
+def _decompose_fused(inp: FastInput, view: str, n_bins: int, strategy: str) -> np.ndarray | None:
+    """What :func:`_decompose_events` computes, (6, E), from the sums of the compiled kernels
+    (None when they leave it to the binning module)."""
+    found = event_sums(inp, view, n_bins, strategy)
+    if found is None:
+        return None
+    sums, quantile = found
+    total = inp.total
+    weight, s_f, s_o = sums[..., 0], sums[..., 1], sums[..., 2]
+    filled = weight > 0
+    mean_f, mean_o = _bin_means(weight, s_f, s_o)
+    mean_f = np.where(filled, mean_f, 0.0)
+    mean_o = np.where(filled, mean_o, 0.0)
+    base_rate = s_o.sum(axis=1) / total
+    rel = np.sum(weight * (mean_f - mean_o) ** 2, axis=1) / total
+    res = np.sum(weight * (mean_o - base_rate[:, None]) ** 2, axis=1) / total
+    unc = base_rate * (1.0 - base_rate)
+    dev = within_bin_sums(inp, view, n_bins, quantile, mean_f, mean_o)
+    score = dev[:, 0] / total
+    wbv = dev[:, 1] / total
+    wbc = 2.0 * dev[:, 2] / total
+    return np.array([score, rel, res, unc, wbv, wbc], dtype=np.float64)
 
 
 _DECOMP_NOTES = """\

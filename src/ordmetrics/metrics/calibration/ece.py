@@ -266,9 +266,11 @@ def counts_evaluator(
     ``name`` (``"ece"``, ``"classwise_ece"`` or ``"cumulative_ece"``) with
     ``sample_weight = w * counts``, ``counts`` a vector over the ``n`` scored rows (the
     complete rows under ``nan_policy="omit"``, in order). Each evaluation only adds up the
-    weights per bin (the same sums, in the same order, as the metric). Returns None when the
-    bins depend on the weights (``strategy="quantile"`` with ``n_bins`` bins) or the inputs
-    propagate a missing value; the metric must then be called itself.
+    weights per bin (the sums of the metric, in row order: bit for bit the metric's value up
+    to 32,768 rows; above, the metric adds chunks of rows in their order, see
+    :mod:`ordmetrics.metrics.calibration.fused`, and the last bits may differ). Returns
+    None when the bins depend on the weights (``strategy="quantile"`` with ``n_bins`` bins)
+    or the inputs propagate a missing value; the metric must then be called itself.
 
     Examples
     --------

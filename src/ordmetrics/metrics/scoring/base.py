@@ -188,6 +188,8 @@ def register_rule(rule: ScoringRule) -> ScoringRule:
         range_note=rule.range_note,
         properties_by_k=rule.properties_by_k,
         variants=rule.variants,
+        formula=rule.formula_text,
+        range_text=rule.range_text,
     )
     RULES[rule.name] = rule
     return rule

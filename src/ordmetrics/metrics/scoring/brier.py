@@ -10,7 +10,7 @@ from typing import Any
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, PBS_UNPENALIZED, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, PBS_UNPENALIZED, drive_rows
 from ordmetrics._core.registry import Variant
 from ordmetrics._core.validation import check_option
 from ordmetrics.metrics.scoring.base import (
@@ -62,9 +62,9 @@ def brier_row(P, i, yi, K, param):
     return s, t, lo, hi
 
 
-@njit(**JIT_OPTIONS)
-def brier_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, brier_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def brier_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, brier_row, param, tol, out, rows, pen, parts)
 
 
 def brier_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -147,6 +147,7 @@ BRIER = ScoringRule(
     properties=properties(True, True, False, False, False),
     description="multiclass Brier score",
     properties_by_k=K2_UNTIED,
+    formula_text="sum_k (p_k - 1{y=k})^2",
 )
 
 
@@ -201,9 +202,9 @@ def pbs_row(P, i, yi, K, param):
     return s + pen * m, t, lo, hi
 
 
-@njit(**JIT_OPTIONS)
-def pbs_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, pbs_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def pbs_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, pbs_row, param, tol, out, rows, pen, parts)
 
 
 def pbs_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -342,4 +343,6 @@ PBS = ScoringRule(
             note="the Brier term divided by K, the penalty (K-1)/K",
         ),
     },
+    formula_text="brier + ((K-1)/K) m",
+    range_text="[0, 2 + (K-1)/K]",
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, drive_rows
 from ordmetrics._core.validation import check_flag
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
@@ -63,9 +63,9 @@ def rps_row(P, i, yi, K, param):
     return (s / (K - 1) if param != 0.0 else s), c + v, min(lo, v), max(hi, v)
 
 
-@njit(**JIT_OPTIONS)
-def rps_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen, parts)
 
 
 def rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -155,6 +155,7 @@ RPS = ScoringRule(
     description="Ranked Probability Score",
     range_note="normalize=False gives [0, K-1]",
     properties_by_k=K2_UNTIED,
+    formula_text="(1/(K-1)) sum_{k<K} (F_k - H_k)^2",
 )
 
 
@@ -181,9 +182,9 @@ def sa_rps_row(P, i, yi, K, param):
     return a * a, c + v, min(lo, v), max(hi, v)
 
 
-@njit(**JIT_OPTIONS)
-def sa_rps_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, sa_rps_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def sa_rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, sa_rps_row, param, tol, out, rows, pen, parts)
 
 
 def sa_rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -271,6 +272,7 @@ SA_RPS = ScoringRule(
     description="squared-absolute RPS (not proper)",
     # for K = 2 the sa-RPS equals the RPS (one threshold): strictly proper there
     properties_by_k={2: {"proper": True, "strictly_proper": True, "superior_without_ties": True}},
+    formula_text="((1/(K-1)) sum_{k<K} |F_k - H_k|)^2",
 )
 
 
@@ -296,9 +298,9 @@ def cdf_l1_row(P, i, yi, K, param):
     return (a / (K - 1) if param != 0.0 else a), c + v, min(lo, v), max(hi, v)
 
 
-@njit(**JIT_OPTIONS)
-def cdf_l1_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, cdf_l1_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def cdf_l1_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, cdf_l1_row, param, tol, out, rows, pen, parts)
 
 
 def cdf_l1_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -392,4 +394,5 @@ CDF_L1 = ScoringRule(
     description="area between predicted and true CDFs (not proper)",
     range_note="normalize=False gives [0, K-1]",
     properties_by_k=K2_UNTIED,
+    formula_text="(1/(K-1)) sum_{k<K} |F_k - H_k|",
 )

@@ -62,8 +62,8 @@ def log_loss_row(P, i, yi, K, param):
 
 
 @njit(**JIT_OPTIONS)
-def log_loss_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, log_loss_row, param, tol, out, rows, pen)
+def log_loss_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, log_loss_row, param, tol, out, rows, pen, parts)
 
 
 def log_loss_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -148,6 +148,7 @@ LOG_LOSS = ScoringRule(
     properties=properties(True, True, True, False, False),
     description="logarithmic loss",
     properties_by_k=K2_UNTIED,
+    formula_text="-ln p_y",
 )
 
 
@@ -168,8 +169,8 @@ def pll_row(P, i, yi, K, param):
 
 
 @njit(**JIT_OPTIONS)
-def pll_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, pll_row, param, tol, out, rows, pen)
+def pll_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, pll_row, param, tol, out, rows, pen, parts)
 
 
 def pll_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -275,4 +276,5 @@ PLL = ScoringRule(
     properties=properties(True, True, False, False, True),
     description="Penalized Logarithmic Loss",
     variants={"ties='unpenalized'": UNPENALIZED_VARIANT},
+    formula_text="-ln p_y + ln(K) m",
 )

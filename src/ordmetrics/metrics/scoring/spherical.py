@@ -14,7 +14,7 @@ import numpy as np
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, drive_rows
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
     PARAMS_TEMPLATE,
@@ -69,9 +69,9 @@ def spherical_row(P, i, yi, K, param):
     return 1.0 - (ratio if alpha == 2.0 else ratio ** (alpha - 1.0)), t, lo, hi
 
 
-@njit(**JIT_OPTIONS)
-def spherical_kernel(P, y, w, param, tol, out, rows, pen):
-    return drive_rows(P, y, w, spherical_row, param, tol, out, rows, pen)
+@njit(**PARALLEL_OPTIONS)
+def spherical_kernel(P, y, w, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, spherical_row, param, tol, out, rows, pen, parts)
 
 
 def spherical_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -230,4 +230,5 @@ SPHERICAL = ScoringRule(
     properties=properties(True, True, False, False, False),
     description="spherical score (loss form)",
     properties_by_k=K2_UNTIED,
+    formula_text="1 - p_y / ||p||_2",
 )

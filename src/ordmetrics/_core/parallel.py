@@ -1,0 +1,136 @@
+"""When the kernels run their blocks of rows in parallel, and on which threads.
+
+The scoring and decision kernels split the rows into fixed blocks of ``BLOCK`` rows
+(:data:`ordmetrics._core.kernels.BLOCK`); each block's partial results go to their own slot
+and are combined in block order afterwards. Which thread computed a block, and how many
+threads there were, therefore never changes a result: the parallel kernel (numba's
+``parallel=True``, blocks in ``prange``) and its serial twin (the same code compiled without
+``parallel``, :attr:`ordmetrics._core.jit.LazyKernel.serial`) give bitwise identical results.
+
+:func:`parallel_slot` decides, per call, which of the two runs. The serial twin runs
+
+* for small input (less than :data:`PARALLEL_MIN_WORK` entries), where starting the threads
+  costs more than it saves;
+* while another Python thread is inside a parallel kernel of ordmetrics: numba's default
+  ``workqueue`` threading layer aborts the process on concurrent parallel calls, so parallel
+  entry is serialised by a lock that is never waited for;
+* in a child process forked after a parallel kernel ran: numba's ``omp`` layer (GNU OpenMP)
+  terminates such a child when it starts a parallel region.
+
+The log rules take their logarithm with NumPy (vectorised) between the kernel's blocks; they
+run chunks of blocks on Python threads instead (:func:`run_chunks`; numba's kernels and NumPy's
+ufuncs release the GIL), as many as numba's thread count (``numba.set_num_threads``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from ordmetrics._core.jit import num_threads, threads_started
+
+__all__ = ["PARALLEL_MIN_WORK", "parallel_slot", "run_chunks"]
+
+#: Entries (rows x columns) below which the serial kernel runs: starting numba's threads costs
+#: 5 to 150 microseconds depending on the threading layer, about 2^17 entries of work.
+PARALLEL_MIN_WORK = 1 << 17
+
+_ENTRY = threading.Lock()
+#: [numba's threads were started in this process, this process was forked after they were]
+_STATE = [False, False]
+_POOL: list[ThreadPoolExecutor | None] = [None]
+_POOL_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _ENTRY
+    _STATE[1] = _STATE[0] or threads_started()  # also by code outside ordmetrics
+    _ENTRY = threading.Lock()  # a lock held by a thread of the parent would stay held
+    _POOL[0] = None  # the parent's pool threads do not exist here
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def parallel_slot(work: int) -> Iterator[bool]:
+    """True when this call may run its blocks in parallel (see the module notes).
+
+    Parameters
+    ----------
+    work : int
+        The size of the input (rows x columns).
+
+    Examples
+    --------
+    >>> from ordmetrics._core.parallel import parallel_slot
+    >>> with parallel_slot(10) as parallel:  # too small to be worth the threads
+    ...     parallel
+    False
+    """
+    if work < PARALLEL_MIN_WORK or _STATE[1]:
+        yield False
+        return
+    _STATE[0] = True  # numba's threads start now (num_threads): not in a forked child
+    entry = _ENTRY
+    if num_threads() < 2 or not entry.acquire(blocking=False):  # or another thread is in
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        entry.release()
+
+
+def _pool() -> ThreadPoolExecutor:
+    pool = _POOL[0]
+    if pool is None:
+        with _POOL_LOCK:
+            pool = _POOL[0]
+            if pool is None:
+                workers = max(1, (os.cpu_count() or 1) - 1)
+                pool = ThreadPoolExecutor(workers, thread_name_prefix="ordmetrics")
+                _POOL[0] = pool
+    return pool
+
+
+def run_chunks(work: Callable[[int], None], n_chunks: int, parallel: bool) -> None:
+    """Call ``work(c)`` for every chunk ``c`` in ``range(n_chunks)``, on several threads when
+    ``parallel`` (the calling thread and up to numba's thread count minus one helpers).
+
+    The chunks must be independent: each writes its own rows and block slots, so the result
+    does not depend on the thread that ran a chunk or on their number.
+    """
+    threads = min(num_threads(), n_chunks) if parallel else 1
+    if threads < 2:
+        for c in range(n_chunks):
+            work(c)
+        return
+    todo = itertools.count()  # next() is atomic under the GIL: each chunk runs once
+    failed: list[BaseException] = []
+
+    def loop() -> None:
+        for c in todo:
+            if c >= n_chunks or failed:
+                return
+            try:
+                work(c)
+            except BaseException as exc:  # re-raised in the calling thread
+                failed.append(exc)
+                return
+
+    pool = _pool()
+    helpers: list[Future[None]] = [pool.submit(loop) for _ in range(threads - 1)]
+    loop()
+    for f in helpers:
+        # a helper that has not started yet (its thread not scheduled: a busy machine) is
+        # cancelled instead of waited for: the calling thread has done its chunks
+        if not f.cancel():
+            f.result()
+    if failed:
+        raise failed[0]

@@ -1,0 +1,336 @@
+"""Compiled kernels of the calibration metrics: validate, form the events and bin in one pass.
+
+The expected calibration errors and the score decompositions reduce the weighted sums per
+(event, bin) of :mod:`ordmetrics.metrics.calibration.binning`. Here those sums are computed by
+compiled loops over the rows of the probability matrix, which validate each row (finite, in
+[0, 1], summing to 1 within the tolerance; class index and weight) and form the forecasts of
+its events on the fly: the cumulative forecasts F_k = p_1 + ... + p_k are added per row in
+the order of ``np.cumsum``, never stored as an N x (K - 1) matrix. The memory beyond the input
+is a few small tables. When a row is invalid, or a label missing, the functions validate the
+slow way (precise messages, ``nan_policy``) and run the kernels on the rows kept.
+
+Order of the sums
+    The rows are split into ``n_chunks(N)`` chunks (at most ``MAX_CHUNKS``; the split depends
+    on N only), which numba's threads run in parallel; each chunk adds its rows in row order
+    into its own table, and the tables are added up in chunk order. The results therefore do
+    not depend on the number of threads. With one chunk (N below 2 ``_MIN_CHUNK_ROWS`` =
+    32,768 rows) the sums per bin are those of ``np.bincount`` in
+    :func:`~ordmetrics.metrics.calibration.bin_sums`, bit for bit; with more, they differ in
+    the last bits only (a fixed, documented order).
+Uniform bins
+    One pass: the bin of a forecast is :func:`ordmetrics._core.numerics.bin_of_fraction`.
+Quantile bins
+    No sort of a whole column. A first pass adds the weight of every event's forecasts into
+    M equal buckets of [0, 1] (:func:`n_buckets`: about sqrt(6 N), at most ``N_BUCKETS``). A
+    bucket whose cumulative weight stays away from every quantile level j W / B (by more than
+    the tie tolerance) lies inside one bin; only the rows of the few buckets where a level
+    falls are collected (a second pass) and sorted, and their tie groups and bins are found
+    exactly as :mod:`~ordmetrics.metrics.calibration.binning` finds them (tie rule of
+    :mod:`ordmetrics._core.numerics`). This gives the thresholds T_j (the largest forecast of
+    the bins below j), and a forecast v goes to bin #{j : T_j < v} (a third pass adds the
+    sums), which is the bin of the binning module for rows of positive weight and rows of
+    weight 0 alike. W_{<v} is the weight below the bucket plus the weight of the sorted rows
+    below v, which may differ from the binning module's sum of the group weights in the last
+    bit (weighted input only; unit weights add up exactly): a bin changes only where
+    W_{<v} / W lies within about 1e-16 of the tie tolerance below a level j / B. When a tie
+    group could reach across the edge of the sorted buckets, or when the forecasts to sort
+    are many (heavy ties: more than a quarter of N K), the binning module's column-by-column
+    sort is used instead.
+
+The within-bin sums of the decompositions (score, WBV, WBC) are added per chunk in blocks of
+1,024 rows (row order within a block), the block sums with Neumaier's compensated summation,
+the chunks in their order (NumPy adds them pairwise), so they can differ from the previous
+values in the last bits only, and are at least as accurate. The decompositions with one bin
+per distinct value (``n_bins=None``) keep the binning module's sort.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ordmetrics._core.numerics import TIE_TOLERANCE, scale_weights
+from ordmetrics._core.validation import (
+    NAN_POLICIES,
+    as_proba,
+    as_weights,
+    check_lengths,
+    check_option,
+    encode_labels,
+    sum_tolerance,
+)
+from ordmetrics.metrics.calibration.fused_kernels import (
+    _bucket_weights,
+    _collect,
+    _deviation_sums,
+    _threshold_sums,
+    _thresholds,
+    _uniform_sums,
+)
+
+__all__ = [
+    "N_BUCKETS",
+    "VIEW_CODES",
+    "FastInput",
+    "checked_input",
+    "event_sums",
+    "fast_input",
+    "within_bin_sums",
+]
+
+#: The most buckets of [0, 1] of the first pass of the quantile bins (powers of two: m / M is
+#: exact).
+N_BUCKETS = 4096
+
+
+def n_buckets(n: int) -> int:
+    """Buckets for N rows: the power of two nearest sqrt(6 N), from 16 to ``N_BUCKETS``.
+
+    Balances the tables of the buckets (E M entries) against the rows sorted (about
+    2 B N / M per event): both stay far below the size of the input.
+
+    Examples
+    --------
+    >>> from ordmetrics.metrics.calibration.fused import n_buckets
+    >>> n_buckets(1_000), n_buckets(1_000_000), n_buckets(10**9)
+    (64, 2048, 4096)
+    """
+    target = int(np.sqrt(6.0 * n))
+    return int(min(N_BUCKETS, max(16, 1 << max(0, target.bit_length() - 1))))
+
+
+#: The views as the kernels know them.
+VIEW_CODES = {"top_label": 0, "classwise": 1, "cumulative": 2}
+
+#: The quantile path sorts at most this fraction of N K forecasts (16 bytes each: a quarter of
+#: the input's memory at most); beyond (heavy ties) the binning module's sort runs instead.
+_MAX_SORTED_FRACTION = 0.25
+
+
+# --------------------------------------------------------------------------------------------
+# Python drivers
+# --------------------------------------------------------------------------------------------
+
+
+class FastInput:
+    """Inputs converted (not yet value-checked): P (N, K) float, y int64, w scaled or None."""
+
+    __slots__ = ("P", "checked", "total", "w", "y")
+
+    def __init__(self, P: np.ndarray, y: np.ndarray, w: np.ndarray | None, total: float):
+        self.P = P
+        self.y = y
+        self.w = w
+        self.total = total
+        self.checked = False  # True once the rows are known to be valid
+
+
+def fast_input(
+    y_true: Any, y_proba: Any, labels: Any, sample_weight: Any, nan_policy: str, renormalize: bool
+) -> FastInput | None:
+    """Convert the inputs without looking at their values; None when a label is missing (the
+    validation of :func:`~ordmetrics.metrics.calibration.binning.prepare` takes over)."""
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    P = as_proba(y_proba, renormalize=renormalize)
+    n, k = P.shape
+    enc = encode_labels(y_true, labels=labels, n_classes=k)
+    check_lengths(enc.codes.size, n)
+    if enc.missing is not None or n == 0:
+        return None
+    w = scale_weights(as_weights(sample_weight, n))[0]
+    # W as binning.prepare computes it (NumPy's pairwise sum of the scaled weights)
+    total = float(n) if w is None else float(w.sum())
+    return FastInput(P, enc.codes, w, total)
+
+
+#: Chunks of rows (run in parallel by numba's threads; the split depends on N only, so the
+#: results do not depend on the number of threads), and the rows per chunk at least.
+MAX_CHUNKS = 16
+_MIN_CHUNK_ROWS = 16384
+
+
+def n_chunks(n: int) -> int:
+    """The number of chunks of N rows."""
+    return int(min(MAX_CHUNKS, max(1, n // _MIN_CHUNK_ROWS)))
+
+
+def checked_input(P: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> FastInput:
+    """The :class:`FastInput` of inputs validated already (``weight`` as given, or None)."""
+    w = scale_weights(weight)[0]
+    total = float(P.shape[0]) if w is None else float(w.sum())
+    inp = FastInput(P, y, w, total)
+    inp.checked = True
+    return inp
+
+
+def _sums_array(n: int, e: int, b: int) -> np.ndarray:
+    return np.zeros((n_chunks(n), e, b, 3))
+
+
+def _add_tables(sums: np.ndarray) -> np.ndarray:
+    """The tables of the chunks added up in their order."""
+    out = sums[0].copy()
+    for i in range(1, sums.shape[0]):
+        out += sums[i]
+    return out
+
+
+def _n_events(view: str, k: int) -> int:
+    return 1 if view == "top_label" else (k if view == "classwise" else k - 1)
+
+
+def event_sums(
+    inp: FastInput, view: str, n_bins: int, strategy: str
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None] | None:
+    """The sums (E, B, 3) of w, w f, w o per (event, bin), and for quantile bins the
+    thresholds T (E, B - 1) with the bins of the buckets (None for uniform bins).
+
+    Returns None when the rows are not all valid (the caller validates them the slow way and
+    calls again with ``inp.checked``) or when the quantile bins need the binning module's sort.
+
+    Examples
+    --------
+    >>> from ordmetrics.metrics.calibration.fused import event_sums, fast_input
+    >>> inp = fast_input([0, 1], [[0.8, 0.2], [0.4, 0.6]], None, None, "raise", False)
+    >>> sums, _ = event_sums(inp, "classwise", 2, "uniform")
+    >>> sums[0].tolist()  # y = 0: p_0 = 0.4 in bin 0, p_0 = 0.8 (the event) in bin 1
+    [[1.0, 0.4, 0.0], [1.0, 0.8, 1.0]]
+    """
+    P, y, w = inp.P, inp.y, inp.w
+    n, k = P.shape
+    e = _n_events(view, k)
+    code = VIEW_CODES[view]
+    tol = sum_tolerance(P.dtype, k)
+    tol_b = TIE_TOLERANCE * n_bins
+    check = not inp.checked
+    if strategy == "uniform":
+        sums = _sums_array(n, e, n_bins)
+        n_bad = _uniform_sums(P, y, w, code, n_bins, tol, tol_b, check, sums)
+        if n_bad or not inp.total > 0:
+            return None
+        inp.checked = True
+        return _add_tables(sums), None
+    hist = np.zeros((min(n_chunks(n), 2), e, n_buckets(n), 3))
+    n_bad = _bucket_weights(P, y, w, code, tol, check, hist)
+    if n_bad or not inp.total > 0:
+        return None
+    inp.checked = True
+    found = _quantile_thresholds(inp, code, hist, n_bins, tol_b)
+    if found is None:
+        return None
+    sums = _sums_array(n, e, n_bins)
+    _threshold_sums(P, y, w, code, found[0], found[1], sums)
+    return _add_tables(sums), found
+
+
+def _quantile_thresholds(
+    inp: FastInput, code: int, hist: np.ndarray, n_bins: int, tol_b: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The thresholds T (E, B - 1) of the quantile bins (see the module notes) and the bin of
+    every bucket outside the runs (E, M; -1 inside), or None."""
+    P, y, w, total = inp.P, inp.y, inp.w, inp.total
+    chunk_count = hist[..., 1]
+    e, m = hist.shape[1:3]
+    weight = _add_tables(hist[..., 0])
+    count = chunk_count.sum(axis=0)
+    top = hist[..., 2].max(axis=0)
+    # weight below each bucket, and at its end, in units of W / B
+    below = np.zeros((e, m + 1))
+    np.cumsum(weight, axis=1, out=below[:, 1:])
+    # the previous and the next bucket that holds rows (-1 / m: none)
+    nonempty = count > 0
+    cols = np.arange(m)
+    prev_ne = np.maximum.accumulate(np.where(nonempty, cols, -1), axis=1)
+    prev_ne = np.concatenate([np.full((e, 1), -1), prev_ne[:, :-1]], axis=1)
+    next_ne = np.minimum.accumulate(np.where(nonempty, cols, m)[:, ::-1], axis=1)[:, ::-1]
+    next_ne = np.concatenate([next_ne[:, 1:], np.full((e, 1), m)], axis=1)
+    # the weight below the first row of a bucket ranges from the start of the previous bucket
+    # that holds rows (the first row of this bucket may be the first above a level) to the
+    # end of this one, in units of W / B
+    lo_b = np.take_along_axis(below, np.maximum(prev_ne, 0), axis=1)
+    lo_b = np.where(prev_ne >= 0, lo_b, below[:, :-1]) * (n_bins / total)
+    hi_b = below[:, 1:] * (n_bins / total)
+    delta = 2.0 * tol_b + 1e-9
+    # a bucket is sorted when some level j (1..B-1) lies in [lo - delta, hi + delta]
+    first_j = np.maximum(np.ceil(lo_b - delta), 1.0)
+    needed = nonempty & (first_j <= np.minimum(hi_b + delta, n_bins - 1.0))
+    n_sorted = np.where(needed, count, 0.0).sum(axis=1)
+    if n_sorted.sum() > _MAX_SORTED_FRACTION * P.size + 64:  # heavy ties
+        return None
+    # runs: needed buckets with no unneeded bucket holding rows between them
+    prev_needed = (prev_ne >= 0) & np.take_along_axis(needed, np.maximum(prev_ne, 0), axis=1)
+    next_needed = (next_ne < m) & np.take_along_axis(needed, np.minimum(next_ne, m - 1), axis=1)
+    starts = needed & ~prev_needed
+    ends = needed & ~next_needed
+    run_of = np.where(needed, np.cumsum(starts, axis=1) - 1, -1).astype(np.int64)
+    # the edges of the runs, where a tie group could cross (bucket edge m / M, m = 0..M)
+    edge = np.zeros((e, m + 1), dtype=bool)
+    edge[:, :-1] |= starts
+    edge[:, 1:] |= ends
+    edge[:, 0] = edge[:, m] = False  # nothing lies beyond 0 and 1
+    n_runs = int(starts.sum(axis=1).max(initial=0))
+    # per run: the weight, number and largest forecast of the rows below its first bucket
+    below_w = np.zeros((e, max(n_runs, 1)))
+    below_n = np.zeros((e, max(n_runs, 1)))
+    below_top = np.zeros((e, max(n_runs, 1)))
+    cum_n = np.cumsum(count, axis=1) - count
+    run_top = np.maximum.accumulate(np.where(count > 0, top, -np.inf), axis=1)
+    for j in range(e):  # loop over events (E <= K), not rows
+        first = np.flatnonzero(starts[j])
+        below_w[j, : first.size] = below[j, first]
+        below_n[j, : first.size] = cum_n[j, first]
+        prev = np.maximum(first - 1, 0)
+        below_top[j, : first.size] = np.where(first > 0, run_top[j, prev], -np.inf)
+    # where each chunk of rows writes the rows of each event it collects
+    per_chunk = np.where(needed[None], chunk_count, 0.0).sum(axis=2).astype(np.int64)  # (C, E)
+    offsets = np.zeros(e + 1, dtype=np.int64)
+    np.cumsum(per_chunk.sum(axis=0), out=offsets[1:])
+    chunk_offsets = offsets[None, :-1] + np.cumsum(per_chunk, axis=0) - per_chunk
+    vals = np.empty(int(offsets[-1]))
+    wts = np.empty(int(offsets[-1]))
+    if not _collect(P, y, w, code, run_of, edge, np.ascontiguousarray(chunk_offsets), vals, wts):
+        return None
+    T = np.full((e, max(n_bins - 1, 1)), np.inf)
+    _thresholds(vals, wts, offsets, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T)
+    T = np.ascontiguousarray(T[:, : n_bins - 1])
+    # no threshold lies in a bucket outside the runs: every value there has the bin of the
+    # bucket's lower edge
+    lut = np.empty((e, m), dtype=np.int64)
+    lower = np.arange(m) / m
+    for j in range(e):  # loop over events, not rows
+        lut[j] = np.searchsorted(T[j], lower, side="left")
+    lut[run_of >= 0] = -1
+    return T, lut
+
+
+def within_bin_sums(
+    inp: FastInput,
+    view: str,
+    n_bins: int,
+    quantile: tuple[np.ndarray, np.ndarray] | None,
+    mean_f: np.ndarray,
+    mean_o: np.ndarray,
+) -> np.ndarray:
+    """Per event (E, 3): sum w (f - o)^2, sum w (f - f_b)^2, sum w (o - o_b)(f - f_b)."""
+    P = inp.P
+    e = _n_events(view, P.shape[1])
+    out = np.empty((e, 3))
+    parts = np.zeros((n_chunks(P.shape[0]), 2, e, 3))
+    T, lut = quantile if quantile is not None else (np.empty((e, 0)), np.empty((e, 1), np.int64))
+    _deviation_sums(
+        P,
+        inp.y,
+        inp.w,
+        VIEW_CODES[view],
+        quantile is not None,
+        T,
+        lut,
+        n_bins,
+        TIE_TOLERANCE * n_bins,
+        np.ascontiguousarray(mean_f),
+        np.ascontiguousarray(mean_o),
+        parts,
+        out,
+    )
+    return out
