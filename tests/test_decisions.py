@@ -414,8 +414,11 @@ def tie_heavy(n, k, seed, dtype=np.float64):
 
 @pytest.mark.parametrize("k", [2, 3, 5, 7, 20])
 @pytest.mark.parametrize("costs", ["absolute", "squared", "zero_one"])
-@pytest.mark.parametrize("n", [1000, 200_000])  # serial and parallel
-def test_structured_costs_decide_as_the_direct_costs(k, costs, n):
+@pytest.mark.parametrize("size", ["serial", "parallel"])
+def test_structured_costs_decide_as_the_direct_costs(k, costs, size):
+    from ordmetrics._core.parallel import PARALLEL_MIN_WORK
+
+    n = 1000 if size == "serial" else PARALLEL_MIN_WORK // k + 1000
     P = tie_heavy(n, k, seed=k)
     names = {"absolute": "absolute", "squared": "squared", "zero_one": "zero_one"}
     i = np.arange(k, dtype=np.float64)

@@ -35,9 +35,12 @@ from ordmetrics._core.jit import num_threads, threads_started
 
 __all__ = ["PARALLEL_MIN_WORK", "parallel_slot", "run_chunks"]
 
-#: Entries (rows x columns) below which the serial kernel runs: starting numba's threads costs
-#: 5 to 150 microseconds depending on the threading layer, about 2^17 entries of work.
-PARALLEL_MIN_WORK = 1 << 17
+#: Entries (rows x columns) below which the serial kernel runs. Starting numba's threads costs
+#: 5 to 150 microseconds on idle cores, but when the other cores are busy a parallel region
+#: waits for a descheduled thread: with GNU OpenMP (numba's ``omp`` layer) a call on 10^5 rows
+#: x 5 classes then took a median 8 ms instead of 0.67 ms serially. Below 2^20 entries (about
+#: 1.3 ms of serial work) the serial kernel runs whatever the load.
+PARALLEL_MIN_WORK = 1 << 20
 
 _ENTRY = threading.Lock()
 #: [numba's threads were started in this process, this process was forked after they were]
