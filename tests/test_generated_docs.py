@@ -27,8 +27,8 @@ def test_generated_documents_are_current(capsys) -> None:
 
 
 def test_a_new_scoring_rule_appears_in_every_generated_document(monkeypatch) -> None:
-    """Registering a rule is all it takes: the README table, the metric index and the API list
-    name it (the registry is restored afterwards)."""
+    """Registering a rule is all it takes: the README table, the metric index, the API list and
+    the top-level exports name it (the registry is restored afterwards)."""
     import ordmetrics
     from ordmetrics._core import registry
     from ordmetrics.metrics import scoring
@@ -44,6 +44,7 @@ def test_a_new_scoring_rule_appears_in_every_generated_document(monkeypatch) -> 
     )
     scoring.register_rule(rule)
     monkeypatch.setattr(scoring, "__all__", [*scoring.__all__, "zz_rule"])
+    monkeypatch.setattr(scoring, "zz_rule", base.func, raising=False)
     monkeypatch.setattr(ordmetrics, "__all__", [*ordmetrics.__all__, "zz_rule"])
     try:
         texts = gen.generated()
@@ -51,6 +52,10 @@ def test_a_new_scoring_rule_appears_in_every_generated_document(monkeypatch) -> 
         assert "| `zz_rule` | zz(p, y) | [0, 1] |" in readme
         assert "`zz_rule`" in texts[ROOT / "docs" / "metrics.md"]
         assert "   zz_rule\n" in texts[ROOT / "docs" / "api" / "index.rst"]
+        init = texts[ROOT / "src" / "ordmetrics" / "__init__.py"]
+        assert '    "zz_rule": "ordmetrics.metrics.scoring",\n' in init  # om.zz_rule
+        assert '\n    "zz_rule",\n]\n' in init  # ordmetrics.__all__
+        assert "        zz_rule,\n" in init  # visible to type checkers
     finally:
         registry.unregister("zz_rule")
         scoring.RULES.pop("zz_rule", None)
