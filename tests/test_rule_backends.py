@@ -79,7 +79,7 @@ def _public(rule: ScoringRule, options: dict[str, Any]) -> Any:
 
 def _kernel_rows(rule: ScoringRule, y: np.ndarray, P: np.ndarray, param: float) -> np.ndarray:
     tol = sum_tolerance(P.dtype, P.shape[1])
-    _, _, n_bad, out = kernels.score_rows(P, y, None, rule, param, tol, True)
+    _, _, n_bad, out = kernels.score_rows(P, y, None, 1.0, rule, param, tol, True)
     assert n_bad == 0 and out is not None
     return out
 
@@ -173,7 +173,7 @@ def test_unknown_rules_are_rejected():
         with pytest.raises(TypeError, match="rule must be a ScoringRule record"):
             evaluate(bad, y, P, **common)
         with pytest.raises(TypeError, match="rule must be a ScoringRule record"):
-            kernels.score_rows(P, y, None, bad, 0.0, 1e-6, False)
+            kernels.score_rows(P, y, None, 1.0, bad, 0.0, 1e-6, False)
         with pytest.raises(TypeError, match="rule must be a ScoringRule record"):
             array_api.evaluate(bad, y, P, **common)
 

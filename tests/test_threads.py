@@ -137,9 +137,9 @@ def test_parallel_kernels_and_their_serial_twins_agree(data, name, weighted, row
         out = np.empty(len(y)) if (rows or rule.log_form) else None
         pen = np.empty(len(y)) if rule.penalty else None
         parts = np.empty((nb, 3))
-        res = _with_numba_threads(
-            threads, kernel, P, y, w if weighted else None, rule.pack(), tol, out, rows, pen, parts
-        )
+        wt = w if weighted else None
+        args = (P, y, wt, 1.0, rule.pack(), tol, out, rows, pen, parts)
+        res = _with_numba_threads(threads, kernel, *args)
         return res, out, pen, parts
 
     ref = run(rule.kernel.serial, 1)

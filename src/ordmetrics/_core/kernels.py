@@ -1,15 +1,15 @@
 """The compiled driver of the scoring rules: validate, score and reduce in one pass.
 
 Each scoring rule defines, in its module of :mod:`ordmetrics.metrics.scoring`, a row function
-``row(P, i, y_i, K, param) -> (score, row sum, row min, row max)`` on row ``i`` of the
+``row(P, i, y_i, K, param) -> (score, row sum, row min, row max, wrong)`` on row ``i`` of the
 probability matrix, and a per-rule kernel that runs it through :func:`drive_rows`::
 
     @njit(inline="always", **JIT_OPTIONS)
     def rps_row(P, i, yi, K, param): ...
 
     @njit(**PARALLEL_OPTIONS)
-    def rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
-        return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen, parts)
+    def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+        return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
 
 :func:`drive_rows` is inlined into every such kernel, so each rule gets its own compiled loop
 with its row function inlined (a shared kernel dispatching per row runs ~1.7x slower), cached
@@ -63,11 +63,11 @@ __all__ = [
     "drive_rows",
     "finish_log_rule",
     "row_stats",
+    "row_stats_decision",
     "score_rows",
-    "wrong_decision",
 ]
 
-#: Bit 0 of the ``param`` of PBS and PLL: ``ties="unpenalized"`` (see :func:`wrong_decision`).
+#: Bit 0 of the ``param`` of PBS and PLL: ``ties="unpenalized"`` (see :func:`row_stats_decision`).
 PBS_UNPENALIZED = 1
 
 #: Rows of a block: the unit of the fixed-order sums (and of the parallel work).
@@ -97,18 +97,29 @@ def row_stats(P, i, K):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def wrong_decision(P, i, yi, hi, unpenalized):
-    """The penalty indicator of PBS and PLL: 1 when the decision is wrong.
+def row_stats_decision(P, i, yi, K, unpenalized):
+    """(row sum, row min, row max, wrong) of row i, in one pass; ``wrong``: the penalty
+    indicator of PBS and PLL, True when the decision is wrong.
 
     Default: the arg-max decision (ties to the lowest class) differs from y, i.e. some class
     beats p_y or an earlier class ties it. ``unpenalized``: some class beats p_y (the authors'
-    Algorithm 1; a tie escapes). Branch-free.
+    Algorithm 1; a tie escapes). The arg-max decision (the first class of largest p_k) is
+    tracked in the pass with selects, not branches (a loop over the classes before y ends at
+    a different place in every row: its exit mispredicted in most rows and cost 2x the pass).
     """
     py = P[i, yi]
-    e = -1.0
-    for k in range(yi):
-        e = max(e, P[i, k])
-    return (hi > py) | ((e >= py) & (not unpenalized))
+    t = 0.0
+    lo = 1.0
+    hi = 0.0
+    top = 0
+    hi = -1.0
+    for k in range(K):
+        v = P[i, k]
+        lo = min(lo, v)
+        top = k if v > hi else top
+        hi = max(hi, v)
+        t += v
+    return t, lo, hi, (hi > py) | ((top != yi) & (not unpenalized))
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -142,7 +153,7 @@ def combine_blocks(parts):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
+def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
     """Validate and score every row in one pass with the row function ``row``.
 
     Inlined into each rule's kernel (``row`` is then a constant of that kernel). ``w``,
@@ -155,7 +166,10 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
     P : (N, K) float64 or float32, C-contiguous
     y : (N,) int64 class indices
     w : (N,) float64 weights, or None for unit weights
-    row : the rule's row function ``row(P, i, y_i, K, param) -> (s, sum, min, max)``
+    ws : float, a power of two multiplying every weight (exact: the weights are scaled in
+        the loop instead of in a copy, see :func:`ordmetrics._core.numerics.weight_scale`)
+    row : the rule's row function ``row(P, i, y_i, K, param) -> (s, sum, min, max, wrong)``;
+        ``wrong`` (the arg-max decision is wrong) is read only when ``pen`` is given
     param : float, the rule's packed options
     tol : float, tolerance on the row sums
     out : (N,) float64 receiving per-sample values when ``rows`` or for the log rules (which
@@ -183,12 +197,12 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
         for i in range(start, stop):
             yi = y[i]
             yc = min(max(yi, 0), K - 1)
-            s, rowsum, lo, hi = row(P, i, yc, K, param)
+            s, rowsum, lo, hi, wrong = row(P, i, yc, K, param)
             ok = (abs(rowsum - 1.0) <= tol) & (lo >= 0.0) & (hi <= 1.0)  # NaN fails the sum
             ok &= (yi >= 0) & (yi < K)
             counted = True
             if w is not None:
-                wi = w[i]
+                wi = w[i] * ws
                 ok &= (wi >= 0.0) & (wi < np.inf)
                 counted = wi > 0.0
                 bsum += wi if ok else 0.0
@@ -202,11 +216,10 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
                     out[i] = 1.0  # a log rule's p_y for a row of weight 0: adds -ln 1 = 0
                 if pen is not None:
                     # branch-free: the test is a coin flip on real data, a branch mispredicts
-                    m = wrong_decision(P, i, yc, hi, (int(param) & PBS_UNPENALIZED) != 0)
-                    pen[i] = ln_k * (m & (rows | counted))
+                    pen[i] = ln_k * (wrong & (rows | counted))
             elif w is not None:
                 if counted:
-                    block += w[i] * s
+                    block += wi * s
             else:
                 block += s
         if w is None:
@@ -218,9 +231,9 @@ def drive_rows(P, y, w, row, param, tol, out, rows, pen, parts):
 
 
 @njit(**JIT_OPTIONS)
-def block_sums(values, w, parts):
-    """Write into ``parts[b, 0]`` the sum of block b of ``values`` (times ``w`` when given),
-    row after row: the log rules' block sums, the order of :func:`drive_rows`."""
+def block_sums(values, w, ws, parts):
+    """Write into ``parts[b, 0]`` the sum of block b of ``values`` (times ``w * ws`` when
+    ``w`` is given), row after row: the log rules' block sums, the order of :func:`drive_rows`."""
     n = values.shape[0]
     for b in range(parts.shape[0]):
         start = b * BLOCK
@@ -231,7 +244,7 @@ def block_sums(values, w, parts):
                 s += values[i]
         else:
             for i in range(start, stop):
-                s += w[i] * values[i]
+                s += (w[i] * ws) * values[i]
         parts[b, 0] = s
 
 
@@ -248,12 +261,15 @@ def score_rows(
     P: np.ndarray,
     y: np.ndarray,
     w: np.ndarray | None,
+    ws: float,
     rule: ScoringRule,
     param: float,
     tol: float,
     rows: bool,
 ) -> tuple[float, float, int, np.ndarray | None]:
     """Validate and score every row with the kernel of ``rule`` (a :class:`ScoringRule`).
+
+    ``ws`` is the power of two multiplying every weight (1.0 for weights as they are).
 
     Returns ``(total, weight_sum, n_bad, per_sample)``: the weighted sum of the scores, the
     sum of the weights, the number of invalid rows (when not 0, the other results are
@@ -273,7 +289,7 @@ def score_rows(
         if not log_rule:
             if not parallel:
                 kernel = getattr(kernel, "serial", kernel)
-            total, wsum, n_bad = kernel(P, y, w, param, tol, out, rows, pen, parts)
+            total, wsum, n_bad = kernel(P, y, w, ws, param, tol, out, rows, pen, parts)
             return total, wsum, n_bad, (out if rows and n_bad == 0 else None)
 
         assert out is not None  # allocated above for the log rules
@@ -289,12 +305,12 @@ def score_rows(
             p = None if pen is None else pen[r0:r1]
             wc = None if w is None else w[r0:r1]
             slots = parts[b0:b1]
-            kernel(P[r0:r1], y[r0:r1], wc, param, tol, o, rows, p, slots)
+            kernel(P[r0:r1], y[r0:r1], wc, ws, param, tol, o, rows, p, slots)
             if slots[:, 2].any():  # invalid rows: the caller raises or omits them
                 return
             finish_log_rule(o, p)
             if not rows:
-                block_sums(o, wc, slots)
+                block_sums(o, wc, ws, slots)
 
         run_chunks(chunk, (n_blocks + CHUNK_BLOCKS - 1) // CHUNK_BLOCKS, parallel)
     total, wsum, n_bad = combine_blocks(parts)

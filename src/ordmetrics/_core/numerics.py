@@ -38,6 +38,7 @@ relative) for any other c. A weight smaller than 2^-1075 times the largest becom
 
 from __future__ import annotations
 
+import math
 from typing import overload
 
 import numpy as np
@@ -52,6 +53,8 @@ __all__ = [
     "scale_weights",
     "snap",
     "snap_sorted",
+    "weight_exponent",
+    "weight_scale",
 ]
 
 #: Tolerance of the tie rule (see the module notes); also the decision rules' tolerance.
@@ -152,6 +155,11 @@ def weight_exponent(w: np.ndarray) -> int:
     if w.size == 0:
         return 0
     with np.errstate(invalid="ignore"):
+        top, bottom = float(np.max(w)), float(np.min(w))  # NaN propagates
+    if math.isfinite(top) and math.isfinite(bottom) and bottom >= 0.0:
+        # the usual case, two vectorised passes and no temporary: max |w| is the largest w
+        return int(np.frexp(top)[1]) if top > 0.0 else 0
+    with np.errstate(invalid="ignore"):
         a = np.abs(w)
         finite = a[np.isfinite(a)]
     if finite.size == 0:
@@ -190,6 +198,32 @@ def scale_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
     if e == 0:
         return w, 0
     return np.ldexp(w, -e), e
+
+
+def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, float, int]:
+    """``(w, 2^-e, e)``: the weights and the power of two that brings them to scale (no copy).
+
+    The kernels multiply each weight by the factor as they read it, which gives the same
+    bits as :func:`scale_weights`' scaled copy (both round the exact product once) without
+    writing that copy. When 2^-e is not a float64 (largest weight below 2^-1022), the scaled
+    copy is returned with the factor 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics._core.numerics import weight_scale
+    >>> w, ws, e = weight_scale(np.array([3.0, 1.0]))
+    >>> w * ws, e
+    (array([0.75, 0.25]), 2)
+    >>> weight_scale(None)
+    (None, 1.0, 0)
+    """
+    if w is None:
+        return None, 1.0, 0
+    e = weight_exponent(w)
+    if e > -1022:
+        return w, float(np.ldexp(1.0, -e)), e
+    return np.ldexp(w, -e), 1.0, e
 
 
 def scale_counts(M: np.ndarray) -> np.ndarray:

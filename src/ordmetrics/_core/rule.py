@@ -4,7 +4,7 @@ A rule is defined once, in its module of :mod:`ordmetrics.metrics.scoring`, by a
 holds everything the rest of the package needs to evaluate it:
 
 * ``kernel``: the compiled per-rule kernel, a numba function
-  ``kernel(P, y, w, param, tol, out, rows, pen, parts) -> (total, weight_sum, n_bad)`` that
+  ``kernel(P, y, w, ws, param, tol, out, rows, pen, parts) -> (total, weight_sum, n_bad)`` that
   runs the rule's row function through the shared driver
   :func:`ordmetrics._core.kernels.drive_rows` (validation, scores and the compensated block
   reduction in one pass; blocks in parallel, with a serial twin ``kernel.serial``);

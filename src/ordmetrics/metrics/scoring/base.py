@@ -20,7 +20,7 @@ import numpy as np
 
 from ordmetrics._core import array_api, kernels
 from ordmetrics._core.kernels import PBS_UNPENALIZED
-from ordmetrics._core.numerics import scale_weights
+from ordmetrics._core.numerics import weight_scale
 from ordmetrics._core.registry import PROPERTY_NAMES, Variant, register
 from ordmetrics._core.rule import ScoringRule, check_rule
 from ordmetrics._core.validation import (
@@ -112,16 +112,16 @@ def evaluate(
     n, k = P.shape
     enc = encode_labels(y_true, labels=labels, n_classes=k)
     check_lengths(enc.codes.size, n)
-    # exact power-of-two scaling: sums of weights and products w_i s_i stay finite and normal
-    # whatever the scale (1e-320 or 1e308); a weighted sum is scaled back at the end
+    # exact power-of-two scaling (in the kernel, no copy): sums of weights and products w_i s_i
+    # stay finite and normal whatever the scale (1e-320 or 1e308); a sum is scaled back at the end
     w_given = as_weights(sample_weight, n)
-    w, w_exp = scale_weights(w_given)
+    w, ws, w_exp = weight_scale(w_given)
     y = enc.codes
     tol = sum_tolerance(P.dtype, k)
     rows = reduction == "none"
 
     if enc.missing is None:
-        total, wsum, n_bad, out = kernels.score_rows(P, y, w, rule, param, tol, rows)
+        total, wsum, n_bad, out = kernels.score_rows(P, y, w, ws, rule, param, tol, rows)
         if n_bad == 0 and (w is None or wsum > 0):
             return _reduce(total, wsum, out, reduction, w_exp)
 
@@ -134,8 +134,8 @@ def evaluate(
     if nan_policy == "omit":
         keep = ~missing
         P, y = P[keep], y[keep]
-        w, w_exp = scale_weights(None if w_given is None else w_given[keep])
-        total, wsum, _, out = kernels.score_rows(P, y, w, rule, param, tol, rows)
+        w, ws, w_exp = weight_scale(None if w_given is None else w_given[keep])
+        total, wsum, _, out = kernels.score_rows(P, y, w, ws, rule, param, tol, rows)
         return _reduce(total, wsum, out, reduction, w_exp)
     # propagate
     if not rows:
@@ -143,7 +143,7 @@ def evaluate(
     P = P.copy()
     P[missing] = 1.0 / k
     y = np.where(missing, 0, y)
-    _, _, _, out = kernels.score_rows(P, y, None, rule, param, tol, True)
+    _, _, _, out = kernels.score_rows(P, y, None, 1.0, rule, param, tol, True)
     assert out is not None
     out[missing] = np.nan
     return out

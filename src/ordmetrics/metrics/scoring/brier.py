@@ -59,12 +59,12 @@ def brier_row(P, i, yi, K, param):
         t += v
         d = v - (1.0 if k == yi else 0.0)
         s += d * d
-    return s, t, lo, hi
+    return s, t, lo, hi, False
 
 
 @njit(**PARALLEL_OPTIONS)
-def brier_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, brier_row, param, tol, out, rows, pen, parts)
+def brier_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, brier_row, param, tol, out, rows, pen, parts)
 
 
 def brier_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -172,22 +172,23 @@ def _pack_pbs(ties: str = "argmax", scale: str = "eq4") -> float:
 def pbs_row(P, i, yi, K, param):
     """Brier + penalty (K-1)/K when the decision is wrong (scaled by ``param``), sum, min, max.
 
-    One pass: the Brier terms, the row statistics and the largest p_k over k < y (-1 when
-    y = 0) for the arg-max decision.
+    One pass: the Brier terms, the row statistics and the arg-max decision (the first class
+    of largest p_k).
     """
+    py = P[i, yi]
     s = 0.0
     t = 0.0
     lo = 1.0
-    hi = 0.0
-    e = -1.0
+    hi = -1.0
+    top = 0
     for k in range(K):
         v = P[i, k]
         lo = min(lo, v)
+        top = k if v > hi else top
         hi = max(hi, v)
         t += v
         d = v - (1.0 if k == yi else 0.0)
         s += d * d
-        e = max(e, v if k < yi else -1.0)
     code = int(param)
     scale = code >> 1
     pen = (K - 1) / K
@@ -195,16 +196,15 @@ def pbs_row(P, i, yi, K, param):
         s /= K
     if scale == 1:  # Algorithm 2: the penalty over K as well
         pen /= K
-    py = P[i, yi]
     # the decision is wrong: a class beats p_y, or (arg-max rule) an earlier class ties it;
-    # branch-free (see ordmetrics._core.kernels.wrong_decision)
-    m = (hi > py) | ((e >= py) & ((code & PBS_UNPENALIZED) == 0))
-    return s + pen * m, t, lo, hi
+    # branch-free (see ordmetrics._core.kernels.row_stats_decision)
+    m = (hi > py) | ((top != yi) & ((code & PBS_UNPENALIZED) == 0))
+    return s + pen * m, t, lo, hi, False
 
 
 @njit(**PARALLEL_OPTIONS)
-def pbs_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, pbs_row, param, tol, out, rows, pen, parts)
+def pbs_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, pbs_row, param, tol, out, rows, pen, parts)
 
 
 def pbs_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

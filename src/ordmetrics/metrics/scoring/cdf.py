@@ -60,12 +60,12 @@ def rps_row(P, i, yi, K, param):
         d = c - (1.0 if k >= yi else 0.0)
         s += d * d
     v = P[i, K - 1]
-    return (s / (K - 1) if param != 0.0 else s), c + v, min(lo, v), max(hi, v)
+    return (s / (K - 1) if param != 0.0 else s), c + v, min(lo, v), max(hi, v), False
 
 
 @njit(**PARALLEL_OPTIONS)
-def rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, rps_row, param, tol, out, rows, pen, parts)
+def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
 
 
 def rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -179,12 +179,12 @@ def sa_rps_row(P, i, yi, K, param):
         a += abs(c - (1.0 if k >= yi else 0.0))
     v = P[i, K - 1]
     a /= K - 1
-    return a * a, c + v, min(lo, v), max(hi, v)
+    return a * a, c + v, min(lo, v), max(hi, v), False
 
 
 @njit(**PARALLEL_OPTIONS)
-def sa_rps_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, sa_rps_row, param, tol, out, rows, pen, parts)
+def sa_rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, sa_rps_row, param, tol, out, rows, pen, parts)
 
 
 def sa_rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -295,12 +295,12 @@ def cdf_l1_row(P, i, yi, K, param):
         c += v
         a += abs(c - (1.0 if k >= yi else 0.0))
     v = P[i, K - 1]
-    return (a / (K - 1) if param != 0.0 else a), c + v, min(lo, v), max(hi, v)
+    return (a / (K - 1) if param != 0.0 else a), c + v, min(lo, v), max(hi, v), False
 
 
 @njit(**PARALLEL_OPTIONS)
-def cdf_l1_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, cdf_l1_row, param, tol, out, rows, pen, parts)
+def cdf_l1_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, cdf_l1_row, param, tol, out, rows, pen, parts)
 
 
 def cdf_l1_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

@@ -15,7 +15,13 @@ import numpy as np
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows, row_stats
+from ordmetrics._core.kernels import (
+    JIT_OPTIONS,
+    PBS_UNPENALIZED,
+    drive_rows,
+    row_stats,
+    row_stats_decision,
+)
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
     PARAMS_TEMPLATE,
@@ -58,12 +64,12 @@ def log_loss_row(P, i, yi, K, param):
     py = np.float64(P[i, yi])
     if param > 0.0:
         py = min(max(py, param), 1.0 - param)
-    return py, t, lo, hi
+    return py, t, lo, hi, False
 
 
 @njit(**JIT_OPTIONS)
-def log_loss_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, log_loss_row, param, tol, out, rows, pen, parts)
+def log_loss_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, log_loss_row, param, tol, out, rows, pen, parts)
 
 
 def log_loss_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -163,14 +169,15 @@ def _pack_pll(ties: str = "argmax") -> float:
 
 @njit(inline="always", **JIT_OPTIONS)
 def pll_row(P, i, yi, K, param):
-    """p_y, sum, min, max (the penalty is written by the driver: ``penalty=True``)."""
-    t, lo, hi = row_stats(P, i, K)
-    return np.float64(P[i, yi]), t, lo, hi
+    """p_y, sum, min, max, and whether the decision is wrong (the driver writes the penalty
+    ln(K) m: ``penalty=True``)."""
+    t, lo, hi, m = row_stats_decision(P, i, yi, K, (int(param) & PBS_UNPENALIZED) != 0)
+    return np.float64(P[i, yi]), t, lo, hi, m
 
 
 @njit(**JIT_OPTIONS)
-def pll_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, pll_row, param, tol, out, rows, pen, parts)
+def pll_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, pll_row, param, tol, out, rows, pen, parts)
 
 
 def pll_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

@@ -49,8 +49,24 @@ def spherical_row(P, i, yi, K, param):
 
     The norm is taken of p / max_k p_k, whose largest entry is 1: sum_k (p_k / max)^alpha is
     in [1, K] and never underflows, whatever alpha (p_k^alpha itself would for alpha ~ 1000).
+    For alpha = 2 the rescaling is not needed (sum_k p_k^2 >= 1/K for a valid row, and a
+    square below the smallest normal number changes the sum by less than its last bit): one
+    pass, no division per entry.
     """
     alpha = param
+    if alpha == 2.0:
+        t = 0.0
+        lo = 1.0
+        hi = 0.0
+        a = 0.0
+        for k in range(K):
+            v = np.float64(P[i, k])
+            lo = min(lo, v)
+            hi = max(hi, v)
+            t += v
+            a += v * v
+        ratio = min(np.float64(P[i, yi]) / np.sqrt(a), 1.0) if a > 0.0 else 0.0
+        return 1.0 - ratio, t, lo, hi, False
     t = 0.0
     lo = 1.0
     hi = 0.0
@@ -66,23 +82,24 @@ def spherical_row(P, i, yi, K, param):
         a += x * x if alpha == 2.0 else x**alpha
     nrm = np.sqrt(a) if alpha == 2.0 else a ** (1.0 / alpha)
     ratio = min(np.float64(P[i, yi]) / top / nrm, 1.0)
-    return 1.0 - (ratio if alpha == 2.0 else ratio ** (alpha - 1.0)), t, lo, hi
+    return 1.0 - (ratio if alpha == 2.0 else ratio ** (alpha - 1.0)), t, lo, hi, False
 
 
 @njit(**PARALLEL_OPTIONS)
-def spherical_kernel(P, y, w, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, spherical_row, param, tol, out, rows, pen, parts)
+def spherical_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
+    return drive_rows(P, y, w, ws, spherical_row, param, tol, out, rows, pen, parts)
 
 
 def spherical_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
-    """1 - (p_y / ||p||_alpha)^(alpha - 1) of every row, p scaled by its max (``param`` = alpha)."""
+    """1 - (p_y / ||p||_alpha)^(alpha - 1) of every row (``param`` = alpha); for alpha != 2,
+    p scaled by its max (as the kernel's row function)."""
+    if param == 2.0:
+        ratio = true_proba(xp, P, y) / xp.sqrt(xp.sum(P * P, axis=1))
+        return 1.0 - xp.clip(ratio, 0.0, 1.0)
     hi = xp.max(P, axis=1)
     top = xp.where(hi > 0.0, hi, xp.ones_like(hi))[:, None]
     X = P / top
     py = true_proba(xp, X, y)
-    if param == 2.0:
-        ratio = py / xp.sqrt(xp.sum(X * X, axis=1))
-        return 1.0 - xp.clip(ratio, 0.0, 1.0)
     ratio = py / xp.sum(X**param, axis=1) ** (1.0 / param)
     return 1.0 - xp.clip(ratio, 0.0, 1.0) ** (param - 1.0)
 
