@@ -745,6 +745,167 @@ def test_compiled_sampler_draws_do_not_depend_on_chunks_or_threads(monkeypatch):
     assert not np.array_equal(other, whole)
 
 
+@pytest.mark.parametrize(
+    ("metric", "options", "k"),
+    [
+        ("qwk", {}, 2),
+        ("qwk", {}, 3),
+        ("qwk", {}, 5),
+        ("qwk", {}, 9),
+        ("kappa", {}, 4),
+        ("kappa", {}, 6),
+        ("kappa", {"weights": "linear"}, 5),
+        ("kappa", {"weights": "quadratic"}, 3),
+    ],
+)
+def test_kappa_draws_equal_the_batched_evaluator_bit_for_bit(metric, options, k):
+    """The compiled kappa of each random subset is the value of counts_evaluator on the
+    counts hypergeometric_counts draws with the same seed, bit for bit (NaN included)."""
+    from ordmetrics.evaluation.retention_kappa import integer_kappa_weights, kappa_draws
+    from ordmetrics.metrics.agreement import counts_evaluator
+
+    rng = np.random.default_rng(k)
+    colors = rng.integers(0, 400, k * k)
+    colors[rng.random(k * k) < 0.3] = 0
+    colors[0] = 0 if k > 2 else colors[0]
+    total = int(colors.sum())
+    targets = np.array([total + 3, total, total - 1, total // 2, 40, 9, 2, 1])
+    v = integer_kappa_weights(metric, options, k, total)
+    assert v is not None
+    values = kappa_draws(colors, targets, v, 60, 2**40 + k)
+    counts = hypergeometric_counts(colors, targets, 0, 60, 2**40 + k)
+    ref = counts_evaluator(metric, k, **options)(counts.reshape(-1, k, k)).reshape(60, -1)
+    np.testing.assert_array_equal(values.view(np.uint64), ref.view(np.uint64))
+    assert np.isnan(values).any() or k > 2  # small subsets of a single class: undefined
+
+
+def test_integer_kappa_weights_only_where_every_intermediate_is_exact():
+    from ordmetrics.evaluation.retention_kappa import integer_kappa_weights
+
+    assert integer_kappa_weights("qwk", {}, 5, 53_576).tolist()[0] == [0, 1, 4, 9, 16]
+    assert integer_kappa_weights("kappa", {}, 7, 10).tolist()[1] == [1, 0, 1, 1, 1, 1, 1]
+    assert integer_kappa_weights("kappa", {"weights": "linear"}, 5, 10)[0, 4] == 4
+    assert integer_kappa_weights("qwk", {}, 4, 100) is None  # (i - j)^2 / 9
+    assert integer_kappa_weights("qwk", {}, 6, 100) is None  # / 25
+    assert integer_kappa_weights("kappa", {"weights": np.ones((5, 5))}, 5, 10) is None
+    assert integer_kappa_weights("mae", {}, 5, 10) is None
+    assert integer_kappa_weights("macro_f1", {}, 5, 10) is None
+    # 16 T^2 <= 2^53 for T up to 2^24.5: beyond, the batched evaluator
+    assert integer_kappa_weights("qwk", {}, 5, 2**24) is not None
+    assert integer_kappa_weights("qwk", {}, 5, 2**25) is None
+
+
+def test_kappa_draws_do_not_depend_on_helpers_or_their_scheduling(monkeypatch):
+    """Any number of helper threads, helpers that never start, and the caller drawing what
+    they have not finished: the same values."""
+    from ordmetrics.evaluation import retention_kappa as RK
+
+    colors = np.array([500, 20, 3, 40, 77, 0, 100, 9, 1])
+    targets = np.array([750, 700, 400, 37, 5])
+    v = RK.integer_kappa_weights("qwk", {}, 3, int(colors.sum()))
+    whole = RK.kappa_draws_background(colors, targets, v, 300, 2**63 - 1, threads=0)()
+    for threads in (1, 2, 5):
+        monkeypatch.setattr(RK, "_MIN_PAIRS", 1)
+        got = RK.kappa_draws_background(colors, targets, v, 300, 2**63 - 1, threads=threads)()
+        np.testing.assert_array_equal(got.view(np.uint64), whole.view(np.uint64))
+
+    class Idle:  # a pool whose threads are never scheduled: the caller draws everything
+        def submit(self, fn, *args):
+            from concurrent.futures import Future
+
+            return Future()
+
+    monkeypatch.setattr(RK, "_pool", lambda: Idle())
+    got = RK.kappa_draws_background(colors, targets, v, 300, 2**63 - 1, threads=3)()
+    np.testing.assert_array_equal(got.view(np.uint64), whole.view(np.uint64))
+    assert not (got.view(np.uint64) == RK._PENDING_BITS).any()
+
+
+def test_random_baseline_of_kappa_is_the_same_with_or_without_the_compiled_kappa(monkeypatch):
+    """The random baseline of QWK with integer weights, evaluated as drawn, equals the one
+    of the batched evaluator on the drawn counts, bit for bit."""
+    from ordmetrics.evaluation import retention as R
+
+    y, P = data(seed=40, n=1200, k=5)
+    w = np.random.default_rng(3).integers(0, 3, 1200)
+    for kwargs in ({}, {"sample_weight": w}, {"metric": "kappa"}):
+        kwargs = {"metric": "qwk", **kwargs}
+        fused = retention_curve(y, P, n_random=130, random_state=5, **kwargs)
+        monkeypatch.setattr(R, "integer_kappa_weights", lambda *a: None)
+        plain = retention_curve(y, P, n_random=130, random_state=5, **kwargs)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(fused.random, plain.random)
+        np.testing.assert_array_equal(fused.values, plain.values)
+    # in chunks of 7 draws (bounded memory): the same chunks and sums either way
+    from ordmetrics.evaluation import retention_baselines as B
+
+    monkeypatch.setattr(B, "_CHUNK_ELEMENTS", 7 * 21 * 25)
+    fused = retention_curve(y, P, metric="qwk", n_random=30, random_state=6)
+    with monkeypatch.context() as m:
+        m.setattr(R, "integer_kappa_weights", lambda *a: None)
+        plain = retention_curve(y, P, metric="qwk", n_random=30, random_state=6)
+    np.testing.assert_array_equal(fused.random, plain.random)
+    monkeypatch.undo()
+    whole = retention_curve(y, P, metric="qwk", n_random=30, random_state=6)
+    np.testing.assert_allclose(fused.random, whole.random, rtol=1e-14)
+
+
+def test_sorted_values_at_equals_a_sort():
+    """The bucketed selection of the scores at the cuts gives np.sort(s)[ranks], for spread,
+    tied, constant, clustered, huge-range, subnormal and non-finite scores."""
+    from ordmetrics.evaluation.retention_inputs import sorted_values_at
+
+    rng = np.random.default_rng(12)
+    for trial in range(700):
+        n = int(rng.integers(1, 300))
+        s = [
+            rng.random(n),
+            rng.integers(0, 4, n).astype(float),
+            np.full(n, -2.5),
+            np.concatenate([np.zeros(n), [1e6]]),  # all but one in the first bucket
+            rng.standard_cauchy(n) * 1e300,  # max - min overflows
+            1.0 + rng.random(n) * 1e-300,
+            rng.integers(0, 3, n) * 5e-324 - 0.0,
+            np.concatenate([rng.random(n), [np.inf, -np.inf]]),
+        ][trial % 8]
+        ranks = np.unique(rng.integers(0, s.size, int(rng.integers(1, 9))))
+        got = sorted_values_at(s, ranks)
+        np.testing.assert_array_equal(got, np.sort(s)[ranks])
+
+
+@pytest.mark.parametrize(("n", "k"), [(60, 4), (2000, 3), (300, 20)])
+def test_random_baseline_depends_on_the_confusion_counts_only(n, k):
+    """Permuting the rows changes nothing in the random baseline, whether it is drawn by
+    hypergeometric counts (many units) or by shuffles of the units sorted by cell (W at most
+    the number of (fraction, non-empty cell) pairs)."""
+    y, P = data(seed=n + k, n=n, k=k)
+    perm = np.random.default_rng(5).permutation(n)
+    for metric in ("qwk", "amae"):
+        a = quiet(y_true=y, y_proba=P, metric=metric, n_random=25, random_state=9)
+        b = quiet(y_true=y[perm], y_proba=P[perm], metric=metric, n_random=25, random_state=9)
+        np.testing.assert_array_equal(a.random, b.random)
+
+
+def test_few_units_are_shuffled_many_cells_are_not_drawn_cell_by_cell(monkeypatch):
+    """K = 20 and N = 300: 300 units, far fewer than the 20 x 20 x 20 hypergeometric variates
+    of a draw, so the units are shuffled (and the estimate is still the expectation)."""
+    from ordmetrics.evaluation import retention_baselines as B
+
+    used = []
+    monkeypatch.setattr(B, "hypergeometric_counts", lambda *a, **kw: used.append("hyper") or None)
+    real = B.row_ordering_counts
+
+    def rows(*args, **kwargs):
+        used.append("shuffle")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(B, "row_ordering_counts", rows)
+    y, P = data(seed=3, n=300, k=20)
+    curve = quiet(y_true=y, y_proba=P, metric="qwk", n_random=10)
+    assert set(used) == {"shuffle"}
+    assert curve.random[0] == pytest.approx(curve.values[0], rel=TOL)
+
+
 def test_row_orderings_cut_like_the_curve(monkeypatch):
     """Each random ordering keeps exactly T weight (the boundary row in part), every row's
     weight at most once, and the draws do not depend on chunks or threads."""
@@ -1033,10 +1194,17 @@ def test_one_batched_evaluation_of_every_matrix(monkeypatch):
         return g
 
     monkeypatch.setattr(R, "counts_evaluator", counting)
-    y, P = data(seed=22, n=500, k=5)
+    y, P = data(seed=22, n=600, k=5)
     retention_curve(y, P, metric="qwk", n_random=40)
-    # full data and the curve at once, then the random draws (in chunks of bounded memory)
-    assert calls == [(40 * 21, 5, 5), (1 + 21, 5, 5)]
+    # full data and the curve at once; QWK with K = 5 has integer weights (times 2^-4), so
+    # the random draws are evaluated as they are drawn (retention_kappa), not here
+    assert calls == [(1 + 21, 5, 5)]
+    calls.clear()
+    y4, P4 = data(seed=22, n=600, k=4)
+    retention_curve(y4, P4, metric="qwk", n_random=40)
+    # K = 4: weights (i - j)^2 / 9, the random draws (in chunks of bounded memory) evaluated
+    # here, then full data and the curve at once
+    assert calls == [(40 * 21, 4, 4), (1 + 21, 4, 4)]
     calls.clear()
     retention_curve(y, P, metric="mae")
     # the loss of each of the K^2 cells, then full data, curve and oracle at once

@@ -7,7 +7,7 @@ retained fraction f. A score that recognises bad ordinal predictions makes the m
 quickly as rows are removed; the normalised area under the curve (AURSC) sums this up in one
 number.
 
-The rows are sorted once (without weights, only the scores above the smallest cut); the
+The rows are sorted once (without weights, only the scores at the cuts are selected); the
 confusion counts of every retained subset are cumulative sums of the per-row cell counts
 between consecutive cut points, and the metric is evaluated on all of
 them in one batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`:
@@ -15,7 +15,8 @@ O(N log N + M K^2) for M fractions, never a recomputation per fraction. The inpu
 per-sample scores, decisions, the ranking) are checked in
 :mod:`ordmetrics.evaluation.retention_inputs`; the cuts, the random baseline and the area are
 computed in :mod:`ordmetrics.evaluation.retention_baselines`, the random draws in
-:mod:`ordmetrics.evaluation.retention_sampler`.
+:mod:`ordmetrics.evaluation.retention_sampler` (and, evaluated as drawn for kappa, in
+:mod:`ordmetrics.evaluation.retention_kappa`).
 
 AURSC is a registered metric of kind ``"retention"`` (:data:`RETENTION_KIND`): computed from
 the probabilities, with no accumulator family (it ranks every row at once, so it is not
@@ -24,6 +25,7 @@ streamed), and with the direction and range of its set metric ``metric=`` (QWK b
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
@@ -64,6 +66,7 @@ from ordmetrics.evaluation.retention_inputs import (
     rank_best_first,
     segments_at_cuts,
 )
+from ordmetrics.evaluation.retention_kappa import integer_kappa_weights
 from ordmetrics.metrics.agreement import (
     AGREEMENT_METRICS,
     counts_evaluator,
@@ -155,6 +158,12 @@ class RetentionCurve:
         )
 
 
+@functools.lru_cache(maxsize=64)
+def _options_of(func: Callable[..., Any]) -> list[str]:
+    """The options of an agreement metric's function: its parameters but the common ones."""
+    return [p for p in inspect.signature(func).parameters if p not in _COMMON_PARAMS]
+
+
 def _metric_evaluator(
     metric: Any, metric_kwargs: Any, n_classes: int
 ) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, Any]]:
@@ -184,9 +193,7 @@ def _metric_evaluator(
             f"metric_kwargs must be a dict of options of {metric} (e.g. {{'costs': 'squared'}} "
             f"for expected_cost), or None; got {type_name(metric_kwargs)} {metric_kwargs!r}."
         )
-    accepted = [
-        p for p in inspect.signature(get_metric(metric).func).parameters if p not in _COMMON_PARAMS
-    ]
+    accepted = _options_of(get_metric(metric).func)
     unknown = sorted(set(options) - set(accepted), key=str)
     if unknown:
         takes = f"takes {', '.join(accepted)}" if accepted else "takes no options"
@@ -259,6 +266,7 @@ def _compute(
             integer,
             total,
             background=True,
+            kappa_weights=lambda units: integer_kappa_weights(metric, options, k, units),
         )
     # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
     computed = computed_scores(by_name)
@@ -395,8 +403,8 @@ _NOTES = r"""
     between consecutive cut points, O(N + M K^2); the M matrices are evaluated in one
     batched call of :func:`ordmetrics.metrics.agreement.counts_evaluator`, the same formulas as the
     public metric functions. Without weights only the set of rows kept at each cut matters:
-    a partition at the smallest cut and a sort of the scores above it find them (the rows
-    themselves are ranked only where a cut falls inside a tie), with the same counts."""
+    the sorted scores at the cuts, selected by buckets in O(N) without a sort, find them (the
+    rows themselves are ranked only where a cut falls inside a tie), with the same counts."""
 
 
 @fill_doc(params=_PARAMS_TEMPLATE, notes=_NOTES)
@@ -469,10 +477,19 @@ def retention_curve(
     ratio-of-uniforms method, as NumPy's, with tabulated log-factorials), from one
     generator per draw seeded by a single number taken from ``random_state``: the estimate
     is the same whatever the number of threads, and differs from the one of ordmetrics 0.1.0
-    (drawn through NumPy) only by its Monte Carlo error. Otherwise each draw is a
+    (drawn through NumPy) only by its Monte Carlo error. When the total W is at most the
+    number of (fraction below W, non-empty cell) pairs (few rows, many classes: N = 2,000
+    at K = 20), each draw is instead a compiled shuffle of the W units sorted by cell, cut
+    at every T(f) (the subsets of one draw are then nested): W steps instead of as many
+    hypergeometric variates, each several times dearer; the distribution at each fraction
+    is the same, and the estimate differs from the one of the hypergeometric draws only by
+    its Monte Carlo error. Otherwise (non-integer weights) each draw is a
     uniformly random ordering of the rows (a compiled shuffle, from the same per-draw
     streams), cut like the curve (the boundary row in part), with the confusion counts
-    built by the same cumulative sums in one pass over the rows.
+    built by the same cumulative sums in one pass over the rows. For kappa and QWK with
+    hypergeometric draws each matrix is evaluated in the compiled sampler as it is drawn,
+    with the values of the batched evaluation where its sums are exact
+    (:mod:`ordmetrics.evaluation.retention_kappa`).
 
     There is no closed form for the random curve of the other metrics (QWK, kappa, AMAE,
     MMAE, macro F1, ...): the expected confusion matrix of a random subset is the full one

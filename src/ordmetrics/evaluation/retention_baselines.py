@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ordmetrics.evaluation.retention_kappa import kappa_draws, kappa_draws_background
 from ordmetrics.evaluation.retention_sampler import (
     hypergeometric_counts,
     hypergeometric_counts_background,
@@ -168,7 +169,11 @@ class RandomDraws:
     O(N) memory per thread. Every draw has its own random stream (draw d of one seed taken
     from ``rng``), so the chunks change only the order of the final sum. With integer
     weights the first chunk is drawn in a background thread from the start, while the
-    caller computes the curve; :meth:`mean` waits for it.
+    caller computes the curve; :meth:`mean` waits for it (for kappa with integer weights,
+    every draw is evaluated as drawn, :mod:`ordmetrics.evaluation.retention_kappa`). With
+    integer weights totalling at most (non-empty cells) x (fractions below the total), each
+    draw is a shuffle of the weight units (sorted by cell) instead: fewer steps than the
+    hypergeometric variates.
     """
 
     def __init__(
@@ -185,16 +190,32 @@ class RandomDraws:
         total: float,
         *,
         background: bool = False,
+        kappa_weights: Callable[[int], np.ndarray | None] | None = None,
     ) -> None:
         self.full, self.cells, self.weight, self.targets = full, cells, weight, targets
         self.n_random, self.k, self.tol = n_random, k, tol
         self.units = integer and total < _HYPERGEOMETRIC_LIMIT
+        # few units (small N, many cells): a shuffle of the units costs O(W) per draw, the
+        # hypergeometric counts O(M K^2) variates, each several times a shuffle step
+        self.shuffle: np.ndarray | None = None
+        if self.units and total <= np.count_nonzero(full) * np.count_nonzero(targets < total):
+            # the units sorted by cell: the draws depend on the counts only, as the
+            # hypergeometric ones do
+            self.shuffle = np.repeat(np.arange(full.size), np.rint(full).astype(np.int64))
+            self.units = False
         self.chunk = min(max(1, _CHUNK_ELEMENTS // (targets.size * k * k)), n_random)
         # one 64-bit seed from the caller's generator; draw d of the samplers depends only on
         # it and on d, so the chunks change nothing
         self.seed = int(rng.integers(0, 2**63, dtype=np.int64))
         self.pending: Callable[[], np.ndarray] | None = None
-        if background and self.units:
+        # kappa with integer weights: every draw evaluated as drawn (the same values)
+        self.kappa = kappa_weights(int(total)) if self.units and kappa_weights is not None else None
+        if self.kappa is not None:
+            # evaluated as drawn: values, not counts (one chunk in the background)
+            self.pending = kappa_draws_background(
+                np.rint(full).astype(np.int64), targets, self.kappa, self.chunk, self.seed
+            )
+        elif background and self.units:
             self.pending = hypergeometric_counts_background(
                 np.rint(full).astype(np.int64), targets, 0, self.chunk, self.seed
             )
@@ -202,8 +223,15 @@ class RandomDraws:
     def _draw(self, start: int, size: int) -> np.ndarray:
         if start == 0 and self.pending is not None:
             return self.pending()
+        if self.kappa is not None:
+            colors = np.rint(self.full).astype(np.int64)
+            return kappa_draws(colors, self.targets, self.kappa, size, self.seed, first=start)
         if self.units:
             return _random_counts_units(self.full, self.targets, start, size, self.seed)
+        if self.shuffle is not None:
+            return _random_counts_rows(
+                self.shuffle, None, self.targets, start, size, self.seed, self.k * self.k, 0.0
+            )
         return _random_counts_rows(
             self.cells,
             self.weight,
@@ -222,9 +250,12 @@ class RandomDraws:
         defined = np.zeros(m, dtype=np.int64)
         for start in range(0, self.n_random, self.chunk):
             size = min(self.chunk, self.n_random - start)
-            rand = self._draw(start, size)
-            values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
-            del rand
+            if self.kappa is not None:
+                values = self._draw(start, size)  # kappa of each draw and target
+            else:
+                rand = self._draw(start, size)
+                values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
+                del rand
             ok = ~np.isnan(values)
             sums += np.where(ok, values, 0.0).sum(axis=0)
             defined += ok.sum(axis=0)

@@ -44,6 +44,7 @@ __all__ = [
     "prepare",
     "rank_best_first",
     "segments_at_cuts",
+    "sorted_values_at",
 ]
 
 #: The default retained fractions 1.000, 0.975, ..., 0.500 (21 points, k / 40 exactly rounded).
@@ -140,11 +141,11 @@ def per_sample_scores(
     :func:`~ordmetrics.evaluation.worst.worst_predictions`.
     """
     n = prep.y_true.size
-    rules = list_metrics("scoring_rule")
     if isinstance(by, MetricSpec):
         by = by.name
     if isinstance(by, str):
-        if by not in rules:
+        if not _is_scoring_rule(by):
+            rules = list_metrics("scoring_rule")
             spec_kind = get_metric(by).kind if by in list_metrics() else None
             what = f" ({by!r} is a metric of kind {spec_kind!r})" if spec_kind else ""
             raise ValueError(
@@ -237,7 +238,15 @@ def _hard_predictions(decision: Any, prep: Prepared) -> tuple[np.ndarray, str]:
 def computed_scores(by_name: str) -> bool:
     """Whether the scores named ``by_name`` (from :func:`per_sample_scores`) were computed by
     ordmetrics (a registered scoring rule): their near-ties are then ties (_numerics)."""
-    return by_name in list_metrics("scoring_rule")
+    return _is_scoring_rule(by_name)
+
+
+def _is_scoring_rule(name: str) -> bool:
+    """Whether ``name`` is a registered scoring rule (one look-up, not a listing)."""
+    try:
+        return get_metric(name).kind == "scoring_rule"
+    except ValueError:
+        return False
 
 
 def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False) -> np.ndarray:
@@ -291,6 +300,91 @@ def _count_below(scores: np.ndarray, lo: np.ndarray, out: np.ndarray) -> None:
         out[i] = a
 
 
+@njit(cache=True, nogil=True)
+def _select_ranks(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> bool:
+    """out[i] = the value of rank ranks[i] (0-based, ascending) of the finite values ``s``,
+    i.e. ``np.sort(s)[ranks]``, for sorted distinct ``ranks``; False (and ``out`` unset)
+    when the values are not all finite.
+
+    The values are counted into B buckets by ``floor((x - min) B / (max - min))``, a
+    non-decreasing function of x, so the buckets hold consecutive ranks; only the buckets
+    holding a requested rank are gathered and sorted: O(N) passes instead of a sort.
+    """
+    n = s.size
+    lo = s[0]
+    hi = s[0]
+    for i in range(n):
+        x = s[i]
+        if x < lo:
+            lo = x
+        elif x > hi:
+            hi = x
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    n_buckets = max(1, min(1 << 14, n // 4))
+    scale = 0.0
+    if hi > lo:
+        scale = n_buckets / (hi - lo)
+        if not (np.isfinite(scale) and scale > 0.0):
+            scale = 0.0  # everything in one bucket: sorted whole
+    key = np.empty(n, dtype=np.int32)
+    start = np.zeros(n_buckets + 1, dtype=np.int64)
+    for i in range(n):
+        b = min(int((s[i] - lo) * scale), n_buckets - 1)
+        key[i] = b
+        start[b + 1] += 1
+    for b in range(n_buckets):
+        start[b + 1] += start[b]
+    # the bucket of each rank, and where its values go in the buffer of the needed buckets
+    m = ranks.size
+    where = np.empty(m, dtype=np.int64)
+    slot = np.full(n_buckets, -1, dtype=np.int64)
+    used = 0
+    b = 0
+    for i in range(m):
+        while start[b + 1] <= ranks[i]:
+            b += 1
+        where[i] = b
+        if slot[b] < 0:
+            slot[b] = used
+            used += start[b + 1] - start[b]
+    buf = np.empty(used, dtype=np.float64)
+    fill = slot.copy()
+    for i in range(n):
+        f = fill[key[i]]
+        if f >= 0:
+            buf[f] = s[i]
+            fill[key[i]] = f + 1
+    for i in range(m):
+        b = where[i]
+        a = slot[b]
+        if i == 0 or where[i - 1] != b:
+            buf[a : a + start[b + 1] - start[b]] = np.sort(buf[a : a + start[b + 1] - start[b]])
+        out[i] = buf[a + ranks[i] - start[b]]
+    return True
+
+
+def sorted_values_at(s: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """``np.sort(s)[ranks]`` for sorted distinct ranks, without sorting ``s`` (bucketed
+    selection, :func:`_select_ranks`; a partition and a sort where a value is not finite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.evaluation.retention_inputs import sorted_values_at
+    >>> sorted_values_at(np.array([0.4, 0.1, 0.9, 0.3, 0.2]), np.array([0, 2, 4])).tolist()
+    [0.1, 0.3, 0.9]
+    """
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    r = np.ascontiguousarray(ranks, dtype=np.int64)
+    out = np.empty(r.size)
+    if r.size and _select_ranks(s, r, out):
+        return out
+    head = int(r[0]) if r.size else 0
+    tail = np.sort(np.partition(s, head)[head:]) if s.size else s
+    return tail[r - head]
+
+
 def segments_at_cuts(
     scores: np.ndarray, cuts: np.ndarray, *, computed: bool = False
 ) -> np.ndarray | None:
@@ -301,11 +395,12 @@ def segments_at_cuts(
     All that the unweighted confusion counts of a retention curve depend on are the *sets* of
     rows kept at the cuts. With v the sorted scores, the first c rows are those with a score
     of at most v[c - 1] whenever v[c - 1] < v[c], so a row's segment is the number of cuts
-    with v[c - 1] below its score. The v[c - 1] and v[c] come from a partition at the
-    smallest cut and a sort of the values above it (no argsort), the segments from one
-    compiled pass. Where a cut falls inside a tie (equal scores, or for ``computed`` scores
-    a gap within the tie tolerance of :mod:`ordmetrics._core.numerics`), the set depends on
-    the order of the tied rows by position: None, and the caller ranks the rows.
+    with v[c - 1] below its score. The v[c - 1] and v[c] come from a bucketed selection
+    (:func:`sorted_values_at`: three passes over the scores and a sort of the few buckets
+    holding those ranks; no sort, no argsort), the segments from one compiled pass. Where a
+    cut falls inside a tie (equal scores, or for ``computed`` scores a gap within the tie
+    tolerance of :mod:`ordmetrics._core.numerics`), the set depends on the order of the tied
+    rows by position: None, and the caller ranks the rows.
 
     Examples
     --------
@@ -318,11 +413,11 @@ def segments_at_cuts(
     """
     c = np.asarray(cuts, dtype=np.int64)
     s = np.ascontiguousarray(scores, dtype=np.float64)
-    head = int(c[0])
-    v = np.partition(s, head - 1)
-    tail = np.sort(v[head:])  # the values above the smallest cut, sorted
-    lo = np.concatenate([[v[head - 1]], tail[c[1:] - head - 1]])
-    hi = tail[c - head]
+    # the sorted values v[c - 1] and v[c] of every cut c
+    ranks = np.unique(np.concatenate([c - 1, c]))
+    at = sorted_values_at(s, ranks)
+    lo = at[np.searchsorted(ranks, c - 1)]
+    hi = at[np.searchsorted(ranks, c)]
     if computed:
         # lo_0 <= hi_0 <= lo_1 <= ...: a new tie group must start at every hi_j
         with np.errstate(invalid="ignore"):

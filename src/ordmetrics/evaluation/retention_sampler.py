@@ -25,6 +25,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from ordmetrics._core.jit import njit
 
 __all__ = [
     "TABLE_LIMIT",
+    "draw_subset",
     "hypergeometric_counts",
     "hypergeometric_counts_background",
     "log_factorials",
@@ -58,34 +60,53 @@ def _cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Threads kept for the draws (started once: starting a thread waits until it is scheduled,
+#: milliseconds on a busy machine).
+_POOL: list[ThreadPoolExecutor | None] = [None]
+_POOL_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:  # pragma: no cover - runs in a forked child
+    _POOL[0] = None  # the parent's threads do not exist there
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads of the draws: one per core but the caller's, started on first use."""
+    pool = _POOL[0]
+    if pool is None:
+        with _POOL_LOCK:
+            pool = _POOL[0]
+            if pool is None:
+                workers = max(1, _cpu_count() - 1)
+                pool = ThreadPoolExecutor(workers, thread_name_prefix="ordmetrics-draws")
+                _POOL[0] = pool
+    return pool
+
+
 def _run_blocks(run: Callable[[int, int], None], n_draws: int, work: int) -> None:
-    """``run(lo, hi)`` on blocks of the draws 0..n_draws - 1 in threads (the kernels release
-    the GIL), at most one per core and one per ``work`` unit. Each draw has its own random
-    stream, so the result does not depend on the number of threads."""
+    """``run(lo, hi)`` on blocks of the draws 0..n_draws - 1 on the calling thread and the
+    pool's (the kernels release the GIL), at most one per core and one per ``work`` unit. A
+    block whose thread has not started when the caller is done with its own is run by the
+    caller instead of waited for. Each draw has its own random stream, so the result does
+    not depend on the number of threads."""
     n_threads = max(1, min(_cpu_count(), work, n_draws))
     if n_threads == 1:
         run(0, n_draws)
         return
     run(0, 0)  # compiles the kernel once, here
     bounds = np.linspace(0, n_draws, n_threads + 1).astype(np.int64).tolist()
-    errors: list[BaseException] = []
-
-    def block(lo: int, hi: int) -> None:
-        try:
+    blocks = list(itertools.pairwise(bounds[1:]))
+    helpers = [_pool().submit(run, lo, hi) for lo, hi in blocks]
+    run(0, bounds[1])
+    for (lo, hi), f in zip(blocks, helpers, strict=True):
+        if f.cancel():
             run(lo, hi)
-        except BaseException as exc:  # pragma: no cover - re-raised below
-            errors.append(exc)
-
-    workers = [
-        threading.Thread(target=block, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds[1:])
-    ]
-    for w in workers:
-        w.start()
-    block(0, bounds[1])
-    for w in workers:
-        w.join()
-    if errors:  # pragma: no cover
-        raise errors[0]
+        else:
+            f.result()
 
 
 @njit(**_opts)
@@ -242,6 +263,32 @@ def _hypergeometric(good: int, bad: int, sample: int, s: np.ndarray, table: np.n
     return k
 
 
+@njit(inline="always", **_opts)
+def draw_subset(
+    colors: np.ndarray, total: int, t: int, s: np.ndarray, table: np.ndarray, x: np.ndarray
+) -> None:
+    """x = the cell counts of a uniformly random subset of ``t`` of the ``total`` units of
+    ``colors``, cell by cell from the stream ``s`` (all of them when ``t >= total``)."""
+    kk = colors.size
+    if t >= total:
+        for c in range(kk):
+            x[c] = colors[c]
+        return
+    left_sample = t
+    left_total = total
+    for c in range(kk):
+        n_c = colors[c]
+        if left_sample == 0 or n_c == 0:
+            v = 0
+        elif c == kk - 1 or left_sample == left_total:
+            v = min(n_c, left_sample)
+        else:
+            v = _hypergeometric(n_c, left_total - n_c, left_sample, s, table)
+        x[c] = v
+        left_sample -= v
+        left_total -= n_c
+
+
 @njit(**_opts)
 def _draw_counts(
     colors: np.ndarray,
@@ -256,27 +303,13 @@ def _draw_counts(
     for c in range(kk):
         total += colors[c]
     s = np.empty(4, dtype=np.uint64)
+    x = np.empty(kk, dtype=np.int64)
     for d in range(n_draws):
         _seed_state(s, seed, first + d)
         for j in range(m):
-            t = targets[j]
-            if t >= total:
-                for c in range(kk):
-                    out[d, j, c] = colors[c]
-                continue
-            left_sample = t
-            left_total = total
+            draw_subset(colors, total, targets[j], s, table, x)
             for c in range(kk):
-                n_c = colors[c]
-                if left_sample == 0 or n_c == 0:
-                    x = 0
-                elif c == kk - 1 or left_sample == left_total:
-                    x = min(n_c, left_sample)
-                else:
-                    x = _hypergeometric(n_c, left_total - n_c, left_sample, s, table)
-                out[d, j, c] = x
-                left_sample -= x
-                left_total -= n_c
+                out[d, j, c] = x[c]
 
 
 def hypergeometric_counts_background(
@@ -293,25 +326,20 @@ def hypergeometric_counts_background(
     _draw_counts(colors, targets, int(first), seed64, table, out[:0])  # compiled here
     n_threads = max(1, min(_cpu_count(), (n_draws * targets.size) // _MIN_PER_THREAD, n_draws))
     bounds = np.linspace(0, n_draws, n_threads + 1).astype(np.int64).tolist()
-    errors: list[BaseException] = []
+    blocks = list(itertools.pairwise(bounds))
 
     def block(lo: int, hi: int) -> None:
-        try:
-            _draw_counts(colors, targets, int(first) + lo, seed64, table, out[lo:hi])
-        except BaseException as exc:  # pragma: no cover - re-raised by result()
-            errors.append(exc)
+        _draw_counts(colors, targets, int(first) + lo, seed64, table, out[lo:hi])
 
-    workers = [
-        threading.Thread(target=block, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds)
-    ]
-    for w in workers:
-        w.start()
+    helpers = [_pool().submit(block, lo, hi) for lo, hi in blocks]
 
     def result() -> np.ndarray:
-        for w in workers:
-            w.join()
-        if errors:  # pragma: no cover
-            raise errors[0]
+        # a block whose thread has not started is drawn here instead of waited for
+        for (lo, hi), f in zip(blocks, helpers, strict=True):
+            if f.cancel():
+                block(lo, hi)
+            else:
+                f.result()
         return out
 
     return result

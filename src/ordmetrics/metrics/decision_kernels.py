@@ -39,7 +39,7 @@ SCREEN_FRACTION = 0.75
 
 #: Cost structures with an O(K) expected-cost formula (``min_cost``): a general matrix,
 #: absolute |j - k|, squared (j - k)^2 and zero-one costs.
-_GENERAL, _ABSOLUTE, _SQUARED, _ZERO_ONE = 0, 1, 2, 3
+_ABSOLUTE, _SQUARED, _ZERO_ONE = 1, 2, 3
 COST_GENERAL, COST_ABSOLUTE, COST_SQUARED, COST_ZERO_ONE = 0, 1, 2, 3
 
 # Each kernel writes the decision of every row into ``out`` and returns True when every entry
@@ -139,57 +139,72 @@ _inline = {k: v for k, v in _opts.items() if k != "parallel"}
 
 
 @njit(inline="always", **_inline)
-def _row_stats(P, i, k):
-    """(sum, min, max) of row i, the sum in float64 from class 0 up."""
+def _absolute_row(P, i, k):
+    """Absolute costs in one pass: the median, counted against 1/2 as the row is read.
+
+    In exact arithmetic e_{m+1} - e_m = 2 F_m - s (non-decreasing in m: the costs are convex
+    in the class), so the least cost is at the number of m < K - 1 with 2 F_m < s, and every
+    other class costs at least min_m |2 F_m - s| more. The sum s is known only at the end of
+    the row, so the pass counts the m with F_m < 1/2 instead and keeps g = min_m |2 F_m - 1|
+    (as 2 |F_m - 1/2|, whose sign is exact). As |(2 F_m - s) - (2 F_m - 1)| = |s - 1|, every
+    m with |2 F_m - 1| > |s - 1| has 2 F_m - s of the sign of 2 F_m - 1: with the margin
+    g - |s - 1| > 0 the count is that of 2 F_m < s, and the margin is at most
+    min_m |2 F_m - s|. The rounding of the partial sums F_m, of 2 F_m - 1 and of s - 1 (at
+    most a few K eps s) lies far inside the bound ``delta`` of :func:`_structured_block`.
+    """
     x = np.float64(P[i, 0])
-    s = x
+    s = x  # F_m: the sum of the first m + 1 classes, in class order
     mn = x
     mx = x
+    choice = 0
+    gap = np.inf
     for j in range(1, k):
+        t = s - 0.5  # F_{j-1} - 1/2, of the sign of 2 F_{j-1} - 1
+        choice += t < 0.0
+        a = abs(t)
+        gap = a if a < gap else gap
         x = np.float64(P[i, j])
         s += x
         mn = min(mn, x)
         mx = max(mx, x)
-    return s, mn, mx
-
-
-@njit(inline="always", **_inline)
-def _absolute_row(P, i, k):
-    """Absolute costs: e_{m+1} - e_m = d_m = 2 F_m - s, non-decreasing in m (the costs are
-    convex in the class). The least cost is at the number of negative d_m (the median); the
-    margin is the gap to the nearer neighbour."""
-    s, mn, mx = _row_stats(P, i, k)
-    F = 0.0
-    choice = 0
-    dneg = -np.inf
-    dpos = np.inf
-    for m in range(k - 1):
-        F += np.float64(P[i, m])
-        d = 2.0 * F - s
-        neg = d < 0.0
-        choice += neg
-        dneg = d if neg else dneg
-        dpos = min(dpos, np.inf if neg else d)
-    return s, mn, mx, choice, min(-dneg, dpos)
+    return s, mn, mx, choice, 2.0 * gap - abs(s - 1.0)
 
 
 @njit(inline="always", **_inline)
 def _squared_row(P, i, k):
-    """Squared costs: e_{m+1} - e_m = d_m = (2m + 1) s - 2 sum_j j p_j, increasing in m."""
-    s, mn, mx = _row_stats(P, i, k)
+    """Squared costs in one pass: the class nearest the mean, checked at its two neighbours.
+
+    In exact arithmetic e_{m+1} - e_m = d_m = (2m + 1) s - 2 s1 with s1 = sum_j j p_j,
+    increasing in m (the costs are convex in the class): the least cost is at the class c
+    with d_{c-1} < 0 <= d_c (no d_{-1}, no d_{K-1}), and every other class costs at least
+    min(-d_{c-1}, d_c) more. The candidate c = ceil(h), h = s1 - s / 2 (within 0..K-1; the
+    mean s1 / s up to the factor s, which is 1 within the row-sum screen), is checked against
+    those two d_m only, d_c = 2 (c s - h) and -d_{c-1} = 2 (s - (c s - h)): if the candidate
+    is not the class of least cost, one of them is <= 0 (up to rounding), the margin fails
+    and the row takes the K x K costs. The rounding of s, s1 and d_m (a few K^2 eps s) lies
+    far inside ``delta`` of :func:`_structured_block`.
+    """
+    x = np.float64(P[i, 0])
+    s = x
+    mn = x
+    mx = x
     s1 = 0.0
+    w = 0.0  # the class j, as a float
     for j in range(1, k):
-        s1 += j * np.float64(P[i, j])
-    choice = 0
-    dneg = -np.inf
-    dpos = np.inf
-    for m in range(k - 1):
-        d = (2 * m + 1) * s - 2.0 * s1
-        neg = d < 0.0
-        choice += neg
-        dneg = d if neg else dneg
-        dpos = min(dpos, np.inf if neg else d)
-    return s, mn, mx, choice, min(-dneg, dpos)
+        x = np.float64(P[i, j])
+        w += 1.0
+        s += x
+        s1 += w * x
+        mn = min(mn, x)
+        mx = max(mx, x)
+    h = s1 - 0.5 * s
+    top = k - 1.0
+    c = h if h > 0.0 else 0.0  # NaN: 0
+    c = np.ceil(c if c < top else top)
+    u = c * s - h  # d_c = 2 u and -d_{c-1} = 2 (s - u)
+    # At the ends the missing neighbour's d is far from 0 and bounds nothing away: at c = 0,
+    # -d_{-1} = s + 2 s1 >= s; at c = K - 1, d_{K-1} = (2K - 1) s - 2 s1 >= s (s1 <= (K-1) s).
+    return s, mn, mx, np.int64(c), 2.0 * min(u, s - u)
 
 
 @njit(inline="always", **_inline)
@@ -213,68 +228,57 @@ def _zero_one_row(P, i, k):
     return s, mn, best, top, best - second
 
 
-@njit(**_opts)
-def _min_cost_rows(P, C, kind, out, slack, lo, hi):
-    """argmin_m sum_j p_j C[j, m], the lowest class within ``slack`` of the least cost.
+#: Twice the rounding bound of the structured costs per unit of K max(cmax, 1) max(s, 1):
+#: 2 delta = 64 K eps max(cmax, 1) max(s, 1), eps = 2^-53 (see _structured_block).
+_TWO_DELTA = 64.0 * 1.1102230246251565e-16
 
-    The decision is that of the expected costs of every class, each added in class order
-    (K x K products per row). For the structured costs (``kind`` absolute, squared, zero-one)
-    an O(K) pass first finds the class of least expected cost and the gap ``margin`` to the
-    next least (absolute and squared costs are convex in the class: the gaps to the two
-    neighbours; zero-one: the two largest p_j). ``delta`` bounds the rounding of both that
-    pass and the K x K sums (with a margin of 3 or more): when ``margin > slack + 2 delta``,
-    every other class has a K x K expected cost above the least one plus ``slack``, so the
-    K x K decision is that class. Otherwise (a near tie) the row takes the K x K path: every
-    decision is the K x K one.
-    """
-    n, k = P.shape
-    nb = (n + _BLOCK - 1) // _BLOCK
-    good = np.empty(nb, dtype=np.bool_)
+
+@njit(inline="always", **_inline)
+def _cost_max(C):
+    k = C.shape[0]
     cmax = 0.0
     for j in range(k):
         for m in range(k):
             cmax = max(cmax, C[j, m])
-    for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        if kind == _ABSOLUTE:
-            good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ABSOLUTE)
-        elif kind == _SQUARED:
-            good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _SQUARED)
-        elif kind == _ZERO_ONE:
-            good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ZERO_ONE)
-        else:
-            mn = np.inf
-            mx = -np.inf
-            bad = 0
-            cost = np.empty(k)
-            for i in range(start, stop):
-                s, rmn, rmx, idx = _general_row(P, C, i, k, cost, slack)
-                mn = min(mn, rmn)
-                mx = max(mx, rmx)
-                bad |= not ((s >= lo) & (s <= hi))
-                out[i] = idx
-            good[b] = bad == 0 and mn >= 0.0 and mx <= 1.0
-    return good.all()
+    return cmax
 
 
 @njit(inline="always", **_inline)
 def _general_row(P, C, i, k, cost, slack):
     """The K x K expected costs of row i, each added in class order; the lowest class within
-    ``slack`` of the least. Returns (sum, min, max, decision)."""
+    ``slack`` of the least. Returns (sum, min, max, decision).
+
+    Four classes j at a time, the four products added to cost[m] one after the other (the
+    order of one class at a time, with one load and store of cost[m] instead of four).
+    """
     x = np.float64(P[i, 0])
     s = x
     mn = x
     mx = x
     for m in range(k):
         cost[m] = x * C[0, m]
-    for j in range(1, k):
-        x = np.float64(P[i, j])
+    j = 1
+    while j + 4 <= k:
+        x0 = np.float64(P[i, j])
+        x1 = np.float64(P[i, j + 1])
+        x2 = np.float64(P[i, j + 2])
+        x3 = np.float64(P[i, j + 3])
+        s = (((s + x0) + x1) + x2) + x3
+        mn = min(mn, min(min(x0, x1), min(x2, x3)))
+        mx = max(mx, max(max(x0, x1), max(x2, x3)))
+        for m in range(k):
+            c = cost[m] + x0 * C[j, m]
+            c = c + x1 * C[j + 1, m]
+            c = c + x2 * C[j + 2, m]
+            cost[m] = c + x3 * C[j + 3, m]
+        j += 4
+    for jj in range(j, k):  # the last K - 1 mod 4 classes
+        x = np.float64(P[i, jj])
         s += x
         mn = min(mn, x)
         mx = max(mx, x)
         for m in range(k):
-            cost[m] += x * C[j, m]
+            cost[m] += x * C[jj, m]
     low = cost[0]
     for m in range(1, k):
         v = cost[m]
@@ -288,12 +292,29 @@ def _general_row(P, C, i, k, cost, slack):
 
 @njit(inline="always", **_inline)
 def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
-    """Rows start..stop of ``_min_cost_rows`` for a structured ``kind`` (a constant here)."""
+    """Rows start..stop of a structured ``kind`` (a constant here): argmin_m sum_j p_j C[j, m],
+    the lowest class within ``slack`` of the least cost.
+
+    The decision is that of the expected costs of every class, each added in class order
+    (the K x K products of :func:`_general_row`). An O(K) pass (``_absolute_row``,
+    ``_squared_row``, ``_zero_one_row``) finds the class of least expected cost and a lower
+    bound ``margin`` on the gap to every other class (absolute and squared costs are convex
+    in the class: the gaps to the two neighbours; zero-one: the two largest p_j). ``delta``
+    = 32 K eps max(cmax, 1) max(s, 1) bounds the rounding of both that pass and the K x K
+    sums (with a margin of 3 or more): when ``margin > slack + 2 delta``, every other class
+    has a K x K expected cost above the least one plus ``slack``, so the K x K decision is
+    that class. The test uses max(s, 1) <= 2, true of every row that can pass the full check
+    (its sum is 1 within the row-sum tolerance); a row summing to more is reported anyway.
+    Otherwise (a near tie) the row is marked and a second loop over the block gives it the
+    K x K decision: every decision is the K x K one.
+    """
     k = P.shape[1]
     mn = np.inf
     mx = -np.inf
     bad = 0
-    cost = np.empty(k)
+    near = False  # rows marked (out[i] = -1) for the K x K costs
+    # slack + 2 delta with max(s, 1) <= 2
+    limit = slack + 2.0 * _TWO_DELTA * k * max(cmax, 1.0)
     for i in range(start, stop):
         if kind == _ABSOLUTE:
             s, rmn, rmx, choice, margin = _absolute_row(P, i, k)
@@ -304,18 +325,91 @@ def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
         mn = min(mn, rmn)
         mx = max(mx, rmx)
         bad |= not ((s >= lo) & (s <= hi))
-        delta = 32.0 * k * 1.1102230246251565e-16 * max(cmax, 1.0) * max(s, 1.0)
-        if not margin > slack + 2.0 * delta:  # a near tie (or NaN): the K x K costs decide
-            s, rmn, rmx, choice = _general_row(P, C, i, k, cost, slack)
-        out[i] = choice
+        sure = margin > limit  # False: a near tie (or NaN)
+        near |= not sure
+        out[i] = choice if sure else -1
+    if near:  # the near ties, in a loop of their own that keeps the first one small
+        cost = np.empty(k)
+        for i in range(start, stop):
+            if out[i] < 0:
+                out[i] = _general_row(P, C, i, k, cost, slack)[3]
     return bad == 0 and mn >= 0.0 and mx <= 1.0
 
 
-#: The lazy kernels by rule, kept here: on its first call a kernel's module name is rebound
-#: to the numba dispatcher, which has no serial twin.
+# One kernel per cost structure, each with only its own row loop (a smaller loop body than
+# one kernel choosing among them). Arguments: (P, C, out, slack, lo, hi).
+
+
+@njit(**_opts)
+def _absolute_rows(P, C, out, slack, lo, hi):
+    n = P.shape[0]
+    nb = (n + _BLOCK - 1) // _BLOCK
+    good = np.empty(nb, dtype=np.bool_)
+    cmax = _cost_max(C)
+    for b in prange(nb):
+        start = b * _BLOCK
+        stop = min(n, start + _BLOCK)
+        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ABSOLUTE)
+    return good.all()
+
+
+@njit(**_opts)
+def _squared_rows(P, C, out, slack, lo, hi):
+    n = P.shape[0]
+    nb = (n + _BLOCK - 1) // _BLOCK
+    good = np.empty(nb, dtype=np.bool_)
+    cmax = _cost_max(C)
+    for b in prange(nb):
+        start = b * _BLOCK
+        stop = min(n, start + _BLOCK)
+        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _SQUARED)
+    return good.all()
+
+
+@njit(**_opts)
+def _zero_one_rows(P, C, out, slack, lo, hi):
+    n = P.shape[0]
+    nb = (n + _BLOCK - 1) // _BLOCK
+    good = np.empty(nb, dtype=np.bool_)
+    cmax = _cost_max(C)
+    for b in prange(nb):
+        start = b * _BLOCK
+        stop = min(n, start + _BLOCK)
+        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ZERO_ONE)
+    return good.all()
+
+
+@njit(**_opts)
+def _general_rows(P, C, out, slack, lo, hi):
+    """A general cost matrix: the K x K expected costs of every row (:func:`_general_row`)."""
+    n, k = P.shape
+    nb = (n + _BLOCK - 1) // _BLOCK
+    good = np.empty(nb, dtype=np.bool_)
+    for b in prange(nb):
+        start = b * _BLOCK
+        stop = min(n, start + _BLOCK)
+        mn = np.inf
+        mx = -np.inf
+        bad = 0
+        cost = np.empty(k)
+        for i in range(start, stop):
+            s, rmn, rmx, idx = _general_row(P, C, i, k, cost, slack)
+            mn = min(mn, rmn)
+            mx = max(mx, rmx)
+            bad |= not ((s >= lo) & (s <= hi))
+            out[i] = idx
+        good[b] = bad == 0 and mn >= 0.0 and mx <= 1.0
+    return good.all()
+
+
+#: The lazy kernels by rule (``min_cost`` by cost structure), kept here: on its first call a
+#: kernel's module name is rebound to the numba dispatcher, which has no serial twin.
 KERNELS = {
     "argmax": _argmax_rows,
     "median": _median_rows,
     "expected": _expected_rows,
-    "min_cost": _min_cost_rows,
+    ("min_cost", COST_GENERAL): _general_rows,
+    ("min_cost", COST_ABSOLUTE): _absolute_rows,
+    ("min_cost", COST_SQUARED): _squared_rows,
+    ("min_cost", COST_ZERO_ONE): _zero_one_rows,
 }

@@ -220,8 +220,9 @@ def _cost_kind(C: np.ndarray) -> int:
     return COST_GENERAL
 
 
-def _kernel(rule: str, parallel: bool) -> Any:
-    """The parallel kernel of ``rule``, or its serial twin (same decisions)."""
+def _kernel(rule: str | tuple[str, int], parallel: bool) -> Any:
+    """The parallel kernel of ``rule`` (``("min_cost", cost kind)`` for ``min_cost``), or its
+    serial twin (same decisions)."""
     kernel = KERNELS[rule]
     return kernel if parallel else kernel.serial
 
@@ -346,8 +347,8 @@ def decide(
         else:
             assert C is not None
             slack = tol * float(C.max())
-            kernel = _kernel("min_cost", parallel)
-            ok = kernel(P, C, _cost_kind(C), idx, slack, lo, hi)
+            kernel = _kernel(("min_cost", _cost_kind(C)), parallel)
+            ok = kernel(P, C, idx, slack, lo, hi)
     if not ok:
         _check_proba(P)  # raises for invalid values
     if lab is None:
