@@ -1076,3 +1076,65 @@ def test_the_decomposition_kernels_give_the_values_of_the_per_event_path(rng, st
                     d = func(y, P, n_bins=n_bins, strategy=strategy, sample_weight=w)
                     np.testing.assert_allclose(dataclasses.astuple(d), ref, rtol=1e-12, atol=1e-15)
                     assert d.check(1e-12)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "rounded", "near_ties"])
+def test_the_kernels_on_several_chunks_give_the_values_of_the_sorted_path(rng, kind):
+    """N > 2 x 16,384 rows: the quantile bins add the sums of the buckets outside the runs and
+    then the rows of the runs (no third pass); the values are those of the sorted path."""
+    y, P = _kernel_data(rng, kind, 40_000, 4)
+    for w in (None, rng.uniform(0, 2, y.size) * (rng.random(y.size) > 0.2)):
+        for view, func in ECES.items():
+            for strategy in ("uniform", "quantile"):
+                for n_bins in (1, 10, 15):
+                    ref = _sorted_path_ece(view, y, P, w, n_bins, strategy)
+                    got = func(y, P, n_bins=n_bins, strategy=strategy, sample_weight=w)
+                    # sums of 40,000 terms in another order; |o_b - f_b| cancels (n_bins=1)
+                    assert got == pytest.approx(ref, rel=1e-12, abs=1e-13), (view, n_bins)
+
+
+def test_the_decomposition_kernels_on_several_chunks(rng):
+    from ordmetrics._core.numerics import scale_weights
+    from ordmetrics.metrics.calibration import binning as CB
+    from ordmetrics.metrics.calibration import decomposition as CD
+
+    y, P = _kernel_data(rng, "continuous", 40_000, 3)
+    for w in (None, rng.uniform(0, 2, y.size)):
+        ws = np.ones(y.size) if w is None else scale_weights(w)[0]
+        for rule, view, func in (
+            ("brier", "classwise", brier_decomposition),
+            ("rps", "cumulative", rps_decomposition),
+        ):
+            for strategy in ("uniform", "quantile"):
+                cols = CB._event_columns(P, y, view)
+                ref = CD._decompose_events(cols, ws, 10, strategy).sum(axis=1)
+                if rule == "rps":
+                    ref = ref / 2
+                d = func(y, P, n_bins=10, strategy=strategy, sample_weight=w)
+                np.testing.assert_allclose(dataclasses.astuple(d), ref, rtol=1e-12, atol=1e-15)
+
+
+def test_the_kernels_scale_the_weights_without_a_copy(rng):
+    """w_i 2^-e inside the kernels is scale_weights(w) bit for bit, and W is its sum."""
+    from ordmetrics._core.numerics import scale_weights
+    from ordmetrics.metrics.calibration.fused import scaled_weights
+
+    w = rng.uniform(0.0, 3.0, 1_000)
+    w[:10] = 0.0
+    for c in (1.0, 2.0**-40, 2.0**300, 3e-200, 7e250):
+        wc = w * c
+        v, ws, total = scaled_weights(wc)
+        ref = scale_weights(wc)[0]
+        assert v is wc
+        assert np.array_equal(v * ws, ref) and total == float(ref.sum())
+    # subnormal, huge (the sum overflows) and invalid weights: scale_weights' copy
+    for bad in (w * 1e-310, w * 1e307, np.r_[w[:-1], -1.0], np.r_[w[:-1], np.nan]):
+        v, ws, _ = scaled_weights(bad)
+        assert ws == 1.0
+        assert np.array_equal(v, scale_weights(bad)[0], equal_nan=True)
+    y, P = _kernel_data(rng, "continuous", 1_000, 3)
+    for func in ECES.values():
+        for strategy in ("uniform", "quantile"):
+            a = func(y, P, strategy=strategy, sample_weight=w)
+            assert a == func(y, P, strategy=strategy, sample_weight=w * 2.0**-700)
+            assert a == func(y, P, strategy=strategy, sample_weight=scale_weights(w)[0])

@@ -97,6 +97,28 @@ def test_the_calibration_kernels_use_at_most_half_a_copy(name, opts):
     assert extra <= 0.5 * P.nbytes, f"{name}: {extra / P.nbytes:.2f} copies of P"
 
 
+_WEIGHTED = [
+    ("ece", "uniform", 0.05),
+    ("cumulative_ece", "uniform", 0.05),
+    ("rps_decomposition", "uniform", 0.05),
+    ("ece", "quantile", 0.4),
+    ("classwise_ece", "quantile", 0.4),
+    ("brier_decomposition", "quantile", 0.4),
+]
+
+
+@pytest.mark.parametrize(("name", "strategy", "limit"), _WEIGHTED)
+def test_the_calibration_kernels_do_not_copy_the_weights(name, strategy, limit):
+    # before: the weights scaled by a power of two in a copy (0.5x P at K = 2, the quantile
+    # paths 0.6-0.7x P); now the kernels multiply each weight by the power of two
+    y, P = proba(100_000, 2)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=y.size)
+    func = getattr(om, name)
+    func(y, P, n_bins=10, strategy=strategy, sample_weight=w)
+    extra = peak_extra(lambda: func(y, P, n_bins=10, strategy=strategy, sample_weight=w))
+    assert extra <= limit * P.nbytes, f"{name}: {extra / P.nbytes:.2f} copies of P"
+
+
 def test_calibration_values_match_the_event_matrices():
     """The per-event computation gives what the (N, E) matrices of event_forecasts give."""
     from ordmetrics.metrics.calibration import binning as C

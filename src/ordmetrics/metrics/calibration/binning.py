@@ -19,8 +19,8 @@ import numpy as np
 from ordmetrics._core.numerics import (
     bin_of_fraction,
     group_ids_sorted,
+    group_starts_sorted,
     scale_weights,
-    snap,
 )
 from ordmetrics._core.validation import (
     Prepared,
@@ -159,10 +159,15 @@ def _bin_index(
         index = np.empty((n, e), dtype=np.int64)
         values = []
         for j in range(e):  # loop over events
-            # distinct values by the tie rule (a cumulative forecast carries rounding)
-            v, inv = np.unique(snap(f[:, j]), return_inverse=True)
-            index[:, j] = inv.reshape(-1)
-            values.append(v)
+            # distinct values by the tie rule (a cumulative forecast carries rounding): the
+            # tie groups of the sorted column, each valued at its smallest member (what
+            # np.unique(snap(column), return_inverse=True) gives, with one sort instead of two)
+            col = f[:, j]
+            order = np.argsort(col, kind="stable")
+            sv = col[order]
+            starts = group_starts_sorted(sv)
+            index[order, j] = np.cumsum(starts) - 1
+            values.append(sv[starts])
         b = max(v.size for v in values)
         table = np.full((e, b), np.nan)
         for j, v in enumerate(values):
@@ -358,7 +363,7 @@ def _ece_per_event(
         return ece_from_sums(s[..., 0], s[..., 1], s[..., 2], inp.total)
     # quantile bins with heavy ties: the sort of every column
     P = np.asarray(inp.P, dtype=np.float64)
-    w = np.ones(P.shape[0]) if inp.w is None else inp.w
+    w = inp.weights()
     if view != "top_label":  # one event at a time (bounded memory)
         return _ece_columns(P, inp.y, w, view, nb, strategy)
     f, o = event_forecasts(P, inp.y, view)

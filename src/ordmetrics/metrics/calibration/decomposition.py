@@ -173,7 +173,7 @@ def _decomposition(
     if parts is None:  # quantile bins with heavy ties: the sort of every column
         assert inp is not None
         P = np.asarray(inp.P, dtype=np.float64)
-        w = np.ones(P.shape[0]) if inp.w is None else inp.w
+        w = inp.weights()
         parts = _decompose_events(_event_columns(P, inp.y, view), w, nb, strategy)
     k = parts.shape[1] + (1 if view == "cumulative" else 0)
     total = parts.sum(axis=1)

@@ -20,22 +20,35 @@ Order of the sums
 Uniform bins
     One pass: the bin of a forecast is :func:`ordmetrics._core.numerics.bin_of_fraction`.
 Quantile bins
-    No sort of a whole column. A first pass adds the weight of every event's forecasts into
-    M equal buckets of [0, 1] (:func:`n_buckets`: about sqrt(6 N), at most ``N_BUCKETS``). A
-    bucket whose cumulative weight stays away from every quantile level j W / B (by more than
-    the tie tolerance) lies inside one bin; only the rows of the few buckets where a level
-    falls are collected (a second pass) and sorted, and their tie groups and bins are found
+    No sort of a whole column. A first pass adds, per event, the weight, the number, the
+    largest forecast and the sums of w f and w o of the forecasts in M equal buckets of
+    [0, 1] (:func:`n_buckets`: about max(sqrt(6 N), N / 64), at most ``N_BUCKETS``). A bucket
+    whose cumulative weight stays away from every quantile level j W / B (by more than the
+    tie tolerance) lies inside one bin; only the rows of the few buckets where a level falls
+    are collected (a second pass) and sorted, and their tie groups and bins are found
     exactly as :mod:`~ordmetrics.metrics.calibration.binning` finds them (tie rule of
     :mod:`ordmetrics._core.numerics`). This gives the thresholds T_j (the largest forecast of
-    the bins below j), and a forecast v goes to bin #{j : T_j < v} (a third pass adds the
-    sums), which is the bin of the binning module for rows of positive weight and rows of
-    weight 0 alike. W_{<v} is the weight below the bucket plus the weight of the sorted rows
-    below v, which may differ from the binning module's sum of the group weights in the last
-    bit (weighted input only; unit weights add up exactly): a bin changes only where
-    W_{<v} / W lies within about 1e-16 of the tie tolerance below a level j / B. When a tie
-    group could reach across the edge of the sorted buckets, or when the forecasts to sort
-    are many (heavy ties: more than a quarter of N K), the binning module's column-by-column
-    sort is used instead.
+    the bins below j), and a forecast v goes to bin #{j : T_j < v}, which is the bin of the
+    binning module for rows of positive weight and rows of weight 0 alike. The sums per bin
+    are then, with one chunk (N below 32,768 rows), added in row order by a third pass (the
+    sums of ``np.bincount``, bit for bit); with more chunks, they are the sums of the buckets
+    outside the collected ones (buckets in increasing order, each the sum of its chunks'
+    row-order sums in chunk order) followed by the collected rows in row order: a fixed order
+    that depends on N only, no third pass. W_{<v} is the weight below the bucket plus the
+    weight of the sorted rows below v, which may differ from the binning module's sum of the
+    group weights in the last bit (weighted input only; unit weights add up exactly): a bin
+    changes only where W_{<v} / W lies within about 1e-16 of the tie tolerance below a level
+    j / B. When a tie group could reach across the edge of the sorted buckets, or when the
+    forecasts to sort are many (heavy ties: more than a quarter of N K), the binning
+    module's column-by-column sort is used instead.
+Weights
+    The kernels read the caller's weights and multiply each by the power of two of
+    :func:`scaled_weights` (no scaled copy of the weights where it is exact; see there).
+Threads
+    Each kernel runs in parallel, or as its serial twin where
+    :func:`ordmetrics._core.parallel.parallel_slot` says so (below 2^20 entries, or while
+    another thread is in a parallel kernel); the chunks depend on N only, so both give the
+    same bits.
 
 The within-bin sums of the decompositions (score, WBV, WBC) are added per chunk in blocks of
 1,024 rows (row order within a block), the block sums with Neumaier's compensated summation,
@@ -46,11 +59,13 @@ per distinct value (``n_bins=None``) keep the binning module's sort.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ordmetrics._core.numerics import TIE_TOLERANCE, scale_weights
+from ordmetrics._core.parallel import parallel_slot
 from ordmetrics._core.validation import (
     NAN_POLICIES,
     as_proba,
@@ -64,9 +79,11 @@ from ordmetrics.metrics.calibration.fused_kernels import (
     _bucket_weights,
     _collect,
     _deviation_sums,
+    _quantile_bin_sums,
     _threshold_sums,
     _thresholds,
     _uniform_sums,
+    _weight_range,
 )
 
 __all__ = [
@@ -76,28 +93,35 @@ __all__ = [
     "checked_input",
     "event_sums",
     "fast_input",
+    "scaled_weights",
     "within_bin_sums",
 ]
 
 #: The most buckets of [0, 1] of the first pass of the quantile bins (powers of two: m / M is
 #: exact).
-N_BUCKETS = 4096
+N_BUCKETS = 32768
+
+#: Rows per bucket (on average) that :func:`n_buckets` aims at.
+_ROWS_PER_BUCKET = 64
 
 
 def n_buckets(n: int) -> int:
-    """Buckets for N rows: the power of two nearest sqrt(6 N), from 16 to ``N_BUCKETS``.
+    """Buckets for N rows: the power of two at or below max(sqrt(6 N), N / 64), from 16 to
+    ``N_BUCKETS``.
 
-    Balances the tables of the buckets (E M entries) against the rows sorted (about
-    2 B N / M per event): both stay far below the size of the input.
+    Few rows per bucket keep the rows sorted (those of the buckets where a quantile level
+    falls, about 2 B N / M per event, more where the forecasts crowd) a small fraction of
+    N; the tables of the buckets (5 E M values per chunk) stay far below the size of the
+    input.
 
     Examples
     --------
     >>> from ordmetrics.metrics.calibration.fused import n_buckets
     >>> n_buckets(1_000), n_buckets(1_000_000), n_buckets(10**9)
-    (64, 2048, 4096)
+    (64, 8192, 32768)
     """
-    target = int(np.sqrt(6.0 * n))
-    return int(min(N_BUCKETS, max(16, 1 << max(0, target.bit_length() - 1))))
+    target = max(1, int(np.sqrt(6.0 * n)), n // _ROWS_PER_BUCKET)
+    return int(min(N_BUCKETS, max(16, 1 << (target.bit_length() - 1))))
 
 
 #: The views as the kernels know them.
@@ -114,16 +138,76 @@ _MAX_SORTED_FRACTION = 0.25
 
 
 class FastInput:
-    """Inputs converted (not yet value-checked): P (N, K) float, y int64, w scaled or None."""
+    """Inputs converted (not yet value-checked): P (N, K) float, y int64, and the weights
+    ``w`` (or None) with their scale ``ws``: the kernels use the weights ``w_i * ws``, equal
+    to those of :func:`ordmetrics._core.numerics.scale_weights` (see :func:`scaled_weights`).
+    """
 
-    __slots__ = ("P", "checked", "total", "w", "y")
+    __slots__ = ("P", "checked", "total", "w", "ws", "y")
 
-    def __init__(self, P: np.ndarray, y: np.ndarray, w: np.ndarray | None, total: float):
+    def __init__(
+        self, P: np.ndarray, y: np.ndarray, w: np.ndarray | None, total: float, ws: float = 1.0
+    ):
         self.P = P
         self.y = y
         self.w = w
+        self.ws = ws
         self.total = total
         self.checked = False  # True once the rows are known to be valid
+
+    def weights(self) -> np.ndarray:
+        """The scaled weights as a vector (ones when unweighted; a new array unless ``ws`` is
+        1): for the binning module's column-by-column path."""
+        if self.w is None:
+            return np.ones(self.P.shape[0])
+        return self.w if self.ws == 1.0 else self.w * self.ws
+
+
+#: Powers of two within which the scaled weights, their products and every partial sum of
+#: them stay normal floats in the caller's units and in the scaled ones (see
+#: :func:`scaled_weights`).
+_NORMAL = 2.0**-1022
+
+
+def scaled_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, float, float]:
+    """``(v, ws, W)``: the weights as :func:`ordmetrics._core.numerics.scale_weights` scales
+    them are ``v * ws``, and W is their sum (NumPy's pairwise sum), without a scaled copy
+    where it can be avoided.
+
+    ``scale_weights`` multiplies by 2^-e (e the binary exponent of the largest weight). When
+    every positive weight is a normal float before and after the scaling and the sum is
+    finite, multiplying by the power of two ``ws`` = 2^-e is exact for every weight and every
+    partial sum, so ``w_i * ws`` is the scaled weight bit for bit and W is the caller's sum
+    times ``ws``: ``v`` is ``w`` itself. Otherwise (subnormal or huge weights, or weights the
+    validation will refuse) ``v`` is ``scale_weights(w)``, a copy, and ``ws`` is 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused import scaled_weights
+    >>> w = np.array([3.0, 1.0])
+    >>> v, ws, total = scaled_weights(w)
+    >>> v is w, ws, total  # scale_weights(w) is [0.75, 0.25]
+    (True, 0.25, 1.0)
+    """
+    if w is None:
+        return None, 1.0, math.nan
+    if w.size:
+        with np.errstate(invalid="ignore"):
+            lo, hi = float(w.min()), float(w.max())  # NaN when a weight is NaN
+        ok = lo >= 0.0 and hi < math.inf
+        if ok and lo == 0.0:  # rows of weight 0: the smallest positive weight
+            hi, lo, ok = _weight_range(w)
+        if ok and lo >= _NORMAL:  # then hi >= lo: 2^-e <= 2^1022, a float
+            e = int(np.frexp(hi)[1])
+            ws = math.ldexp(1.0, -e)
+            if lo * ws >= _NORMAL:
+                with np.errstate(over="ignore"):
+                    total = float(w.sum())
+                if math.isfinite(total):
+                    return w, ws, total * ws
+    v = scale_weights(w)[0]
+    return v, 1.0, float(v.sum())
 
 
 def fast_input(
@@ -138,10 +222,9 @@ def fast_input(
     check_lengths(enc.codes.size, n)
     if enc.missing is not None or n == 0:
         return None
-    w = scale_weights(as_weights(sample_weight, n))[0]
-    # W as binning.prepare computes it (NumPy's pairwise sum of the scaled weights)
-    total = float(n) if w is None else float(w.sum())
-    return FastInput(P, enc.codes, w, total)
+    # the weights w * ws and W as binning.prepare scales and adds them
+    w, ws, total = scaled_weights(as_weights(sample_weight, n))
+    return FastInput(P, enc.codes, w, float(n) if w is None else total, ws)
 
 
 #: Chunks of rows (run in parallel by numba's threads; the split depends on N only, so the
@@ -155,11 +238,19 @@ def n_chunks(n: int) -> int:
     return int(min(MAX_CHUNKS, max(1, n // _MIN_CHUNK_ROWS)))
 
 
+def _run(kernel: Any, work: int, *args: Any) -> Any:
+    """Call a ``parallel=True`` kernel, or its serial twin where
+    :func:`ordmetrics._core.parallel.parallel_slot` says so (small input, another thread in a
+    parallel kernel, a forked child): the chunks depend on N only, so both give the same
+    bits."""
+    with parallel_slot(work) as parallel:
+        return (kernel if parallel else kernel.serial)(*args)
+
+
 def checked_input(P: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> FastInput:
     """The :class:`FastInput` of inputs validated already (``weight`` as given, or None)."""
-    w = scale_weights(weight)[0]
-    total = float(P.shape[0]) if w is None else float(w.sum())
-    inp = FastInput(P, y, w, total)
+    w, ws, total = scaled_weights(weight)
+    inp = FastInput(P, y, w, float(P.shape[0]) if w is None else total, ws)
     inp.checked = True
     return inp
 
@@ -206,29 +297,37 @@ def event_sums(
     check = not inp.checked
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
-        n_bad = _uniform_sums(P, y, w, code, n_bins, tol, tol_b, check, sums)
+        n_bad = _run(_uniform_sums, P.size, P, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
         if n_bad or not inp.total > 0:
             return None
         inp.checked = True
         return _add_tables(sums), None
-    hist = np.zeros((min(n_chunks(n), 2), e, n_buckets(n), 3))
-    n_bad = _bucket_weights(P, y, w, code, tol, check, hist)
+    hist = np.zeros((min(n_chunks(n), 2), e, n_buckets(n), 5))
+    n_bad = _run(_bucket_weights, P.size, P, y, w, inp.ws, code, tol, check, hist)
     if n_bad or not inp.total > 0:
         return None
     inp.checked = True
     found = _quantile_thresholds(inp, code, hist, n_bins, tol_b)
     if found is None:
         return None
-    sums = _sums_array(n, e, n_bins)
-    _threshold_sums(P, y, w, code, found[0], found[1], sums)
-    return _add_tables(sums), found
+    T, lut, vals, wts, obs, offsets = found
+    if n_chunks(n) == 1:  # the sums in row order: those of np.bincount, bit for bit
+        sums = _sums_array(n, e, n_bins)
+        _run(_threshold_sums, P.size, P, y, w, inp.ws, code, T, lut, sums)
+        return sums[0], (T, lut)
+    # the sums of the buckets outside the runs, then the rows of the runs: no third pass
+    sums = np.zeros((e, n_bins, 3))
+    bucket_sums = np.ascontiguousarray(_add_tables(hist[..., [0, 3, 4]]))
+    _quantile_bin_sums(bucket_sums, lut, vals, wts, obs, offsets, T, sums)
+    return sums, (T, lut)
 
 
 def _quantile_thresholds(
     inp: FastInput, code: int, hist: np.ndarray, n_bins: int, tol_b: float
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The thresholds T (E, B - 1) of the quantile bins (see the module notes) and the bin of
-    every bucket outside the runs (E, M; -1 inside), or None."""
+) -> tuple[np.ndarray, ...] | None:
+    """The thresholds T (E, B - 1) of the quantile bins (see the module notes), the bin of
+    every bucket outside the runs (E, M; -1 inside), and the forecasts, weights and
+    outcomes of the rows collected in the runs with the offsets of the events; or None."""
     P, y, w, total = inp.P, inp.y, inp.w, inp.total
     chunk_count = hist[..., 1]
     e, m = hist.shape[1:3]
@@ -289,7 +388,22 @@ def _quantile_thresholds(
     chunk_offsets = offsets[None, :-1] + np.cumsum(per_chunk, axis=0) - per_chunk
     vals = np.empty(int(offsets[-1]))
     wts = np.empty(int(offsets[-1]))
-    if not _collect(P, y, w, code, run_of, edge, np.ascontiguousarray(chunk_offsets), vals, wts):
+    obs = np.empty(int(offsets[-1]))
+    if not _run(
+        _collect,
+        P.size,
+        P,
+        y,
+        w,
+        inp.ws,
+        code,
+        run_of,
+        edge,
+        np.ascontiguousarray(chunk_offsets),
+        vals,
+        wts,
+        obs,
+    ):
         return None
     T = np.full((e, max(n_bins - 1, 1)), np.inf)
     _thresholds(vals, wts, offsets, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T)
@@ -301,7 +415,7 @@ def _quantile_thresholds(
     for j in range(e):  # loop over events, not rows
         lut[j] = np.searchsorted(T[j], lower, side="left")
     lut[run_of >= 0] = -1
-    return T, lut
+    return T, lut, vals, wts, obs, offsets
 
 
 def within_bin_sums(
@@ -318,10 +432,13 @@ def within_bin_sums(
     out = np.empty((e, 3))
     parts = np.zeros((n_chunks(P.shape[0]), 2, e, 3))
     T, lut = quantile if quantile is not None else (np.empty((e, 0)), np.empty((e, 1), np.int64))
-    _deviation_sums(
+    _run(
+        _deviation_sums,
+        P.size,
         P,
         inp.y,
         inp.w,
+        inp.ws,
         VIEW_CODES[view],
         quantile is not None,
         T,

@@ -111,6 +111,20 @@ def _row_ok(t, lo, hi, yi, K, wi, tol):
 # --------------------------------------------------------------------------------------------
 
 
+@njit(**JIT_OPTIONS)
+def _weight_range(w):
+    """(largest weight, smallest positive weight, whether every weight is finite and >= 0)."""
+    hi = 0.0
+    lo = np.inf
+    ok = True
+    for i in range(w.size):
+        v = w[i]
+        ok &= (v >= 0.0) & (v < np.inf)
+        hi = max(hi, v)
+        lo = min(lo, v if v > 0.0 else np.inf)
+    return hi, lo, ok
+
+
 @njit(inline="always", **JIT_OPTIONS)
 def _chunk(N, c, n_chunks):
     """Rows [start, stop) of chunk c of ``n_chunks`` (a split that depends on N only)."""
@@ -125,7 +139,7 @@ def _add(sums, c, e, b, wi, fe, oe):
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _uniform_sums(P, y, w, view, n_bins, tol, tol_b, check, sums):
+def _uniform_sums(P, y, w, ws, view, n_bins, tol, tol_b, check, sums):
     """Validate every row and add w, w f, w o per (event, uniform bin).
 
     ``sums`` (C, E, B, 3): chunk c of the rows adds into ``sums[c]`` in row order; the
@@ -145,7 +159,7 @@ def _uniform_sums(P, y, w, view, n_bins, tol, tol_b, check, sums):
             yi = y[i]
             wi = 1.0
             if w is not None:
-                wi = w[i]
+                wi = w[i] * ws
             t = 0.0
             lo = 1.0
             hi = 0.0
@@ -185,46 +199,79 @@ def _uniform_sums(P, y, w, view, n_bins, tol, tol_b, check, sums):
     return bad.sum()
 
 
+@njit(inline="always", **JIT_OPTIONS)
+def _hist_add(hist, c, e, M, wi, fe, event):
+    m = _bucket(fe, M)
+    hist[c, e, m, 0] += wi
+    hist[c, e, m, 1] += 1.0
+    hist[c, e, m, 2] = max(hist[c, e, m, 2], fe)
+    hist[c, e, m, 3] += wi * fe
+    if event:
+        hist[c, e, m, 4] += wi
+
+
 @njit(parallel=True, **JIT_OPTIONS)
-def _bucket_weights(P, y, w, view, tol, check, hist):
-    """Validate every row and add, per (chunk, event, bucket), the weight, the number and the
-    largest forecast of the rows of positive weight into ``hist`` (C, E, M, 3). Returns the
-    number of invalid rows."""
+def _bucket_weights(P, y, w, ws, view, tol, check, hist):
+    """Validate every row and add, per (chunk, event, bucket), the weight, the number, the
+    largest forecast and the sums of w f and w o of the rows of positive weight into ``hist``
+    (C, E, M, 5), in row order. Returns the number of invalid rows (when there are any, the
+    tables are discarded: the caller validates the slow way)."""
     N, K = P.shape
     C = hist.shape[0]
-    E = hist.shape[1]
     M = hist.shape[2]
     bad = np.zeros(C, dtype=np.int64)
     for c in prange(C):
         start, stop = _chunk(N, c, C)
-        f = np.empty(K)
-        o = np.empty(K)
         n_bad = 0
         for i in range(start, stop):
             yi = y[i]
             wi = 1.0
             if w is not None:
-                wi = w[i]
-            t, lo, hi = _row_events(P, i, K, view, yi, f, o)
+                wi = w[i] * ws
+            add = wi > 0.0
+            t = 0.0
+            lo = 1.0
+            hi = 0.0
+            if view == 0:  # top label: the confidence, and whether the argmax is y
+                best = np.float64(P[i, 0])
+                arg = 0
+                for k in range(K):
+                    v = np.float64(P[i, k])
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                    t += v
+                    if v > best:
+                        best = v
+                        arg = k
+                if add:
+                    _hist_add(hist, c, 0, M, wi, best, arg == yi)
+            elif view == 1:  # classwise: p_k for y = k
+                for k in range(K):
+                    v = np.float64(P[i, k])
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                    t += v
+                    if add:
+                        _hist_add(hist, c, k, M, wi, v, yi == k)
+            else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum) for y <= k
+                for k in range(K):
+                    v = np.float64(P[i, k])
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                    t += v
+                    if add and k < K - 1:
+                        _hist_add(hist, c, k, M, wi, t, yi <= k)
             if check and not _row_ok(t, lo, hi, yi, K, wi, tol):
                 n_bad += 1
-                continue
-            if wi > 0.0:
-                for e in range(E):
-                    fe = f[e]
-                    m = _bucket(fe, M)
-                    hist[c, e, m, 0] += wi
-                    hist[c, e, m, 1] += 1.0
-                    hist[c, e, m, 2] = max(hist[c, e, m, 2], fe)
         bad[c] = n_bad
     return bad.sum()
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _collect(P, y, w, view, run_of, near, offsets, vals, wts):
-    """The forecasts and weights, in row order, of the rows of positive weight in the buckets
-    of a run (``run_of[e, m] >= 0``), event after event: chunk c of the rows writes the rows
-    of event e from ``offsets[c, e]`` on.
+def _collect(P, y, w, ws, view, run_of, near, offsets, vals, wts, obs):
+    """The forecasts, weights and outcomes, in row order, of the rows of positive weight in
+    the buckets of a run (``run_of[e, m] >= 0``), event after event: chunk c of the rows
+    writes the rows of event e from ``offsets[c, e]`` on.
 
     Returns False when a forecast lies within twice the tie tolerance of the edge of a run
     (``near[e, m]``: bucket edge m / M is one), where a tie group could cross the edge.
@@ -244,7 +291,7 @@ def _collect(P, y, w, view, run_of, near, offsets, vals, wts):
         for i in range(start, stop):
             wi = 1.0
             if w is not None:
-                wi = w[i]
+                wi = w[i] * ws
             if not wi > 0.0:
                 continue
             _row_events(P, i, K, view, y[i], f, o)
@@ -259,6 +306,7 @@ def _collect(P, y, w, view, run_of, near, offsets, vals, wts):
                     p = pos[e]
                     vals[p] = fe
                     wts[p] = wi
+                    obs[p] = o[e]
                     pos[e] = p + 1
     return clear.all()
 
@@ -326,8 +374,32 @@ def _quantile_bin(v, T, lut, e, n_t):
     return b
 
 
+@njit(**JIT_OPTIONS)
+def _quantile_bin_sums(bucket_sums, lut, vals, wts, obs, offsets, T, out):
+    """The sums (E, B, 3) of w, w f, w o per (event, quantile bin), into ``out`` (zeros): per
+    event, the sums of the buckets outside the runs (``bucket_sums`` (E, M, 3), their bin
+    ``lut[e, m]``) in bucket order, then the collected rows of the runs in row order (their
+    bin from the thresholds ``T``)."""
+    E = out.shape[0]
+    M = lut.shape[1]
+    n_t = T.shape[1]
+    for e in range(E):
+        for m in range(M):
+            b = lut[e, m]
+            if b >= 0:
+                for j in range(3):
+                    out[e, b, j] += bucket_sums[e, m, j]
+        for p in range(offsets[e], offsets[e + 1]):
+            fe = vals[p]
+            wi = wts[p]
+            b = _threshold_bin(fe, T, e, n_t)
+            out[e, b, 0] += wi
+            out[e, b, 1] += wi * fe
+            out[e, b, 2] += wi * obs[p]
+
+
 @njit(parallel=True, **JIT_OPTIONS)
-def _threshold_sums(P, y, w, view, T, lut, sums):
+def _threshold_sums(P, y, w, ws, view, T, lut, sums):
     """Add w, w f, w o per (event, quantile bin), in the tables of :func:`_uniform_sums`."""
     N, K = P.shape
     C = sums.shape[0]
@@ -340,7 +412,7 @@ def _threshold_sums(P, y, w, view, T, lut, sums):
         for i in range(start, stop):
             wi = 1.0
             if w is not None:
-                wi = w[i]
+                wi = w[i] * ws
             _row_events(P, i, K, view, y[i], f, o)
             for e in range(E):
                 fe = f[e]
@@ -367,7 +439,7 @@ DEVIATION_BLOCK = 1024
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _deviation_sums(P, y, w, view, quantile, T, lut, n_bins, tol_b, mean_f, mean_o, parts, out):
+def _deviation_sums(P, y, w, ws, view, quantile, T, lut, n_bins, tol_b, mean_f, mean_o, parts, out):
     """Per event: sum w (f - o)^2, sum w (f - f_b)^2, sum w (o - o_b)(f - f_b) into ``out``
     (E, 3). Each chunk of rows adds blocks of ``DEVIATION_BLOCK`` rows in row order, and the
     block sums with Neumaier's compensated summation (``parts`` (C, 2, E, 3): the sums and
@@ -388,7 +460,7 @@ def _deviation_sums(P, y, w, view, quantile, T, lut, n_bins, tol_b, mean_f, mean
             for i in range(b0, min(stop, b0 + DEVIATION_BLOCK)):
                 wi = 1.0
                 if w is not None:
-                    wi = w[i]
+                    wi = w[i] * ws
                 _row_events(P, i, K, view, y[i], f, o)
                 for e in range(E):
                     fe = f[e]
