@@ -28,6 +28,7 @@ SCRIPTS = (
     "bench_decide.py",
     "bench_calibration.py",
     "bench_scaling.py",
+    "bench_startup.py",
 )
 
 

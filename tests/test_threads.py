@@ -122,32 +122,24 @@ def test_scoring_rules_do_not_depend_on_numba_threads(
 @pytest.mark.parametrize("name", om.list_metrics("scoring_rule"))
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("rows", [False, True])
-def test_parallel_kernels_and_their_serial_twins_agree(data, name, weighted, rows) -> None:
-    """The compiled kernel itself, with 1 and 2 numba threads and serially: the same bits."""
-    from ordmetrics._core.kernels import BLOCK
+def test_chunks_on_threads_and_one_kernel_call_agree(data, monkeypatch, name, weighted, rows):
+    """``score_rows`` itself: chunks of blocks on 2 threads, on 1 thread, and one call of the
+    kernel over every row (below the parallel threshold): the same bits."""
+    from ordmetrics._core import kernels, parallel
     from ordmetrics._core.validation import sum_tolerance
     from ordmetrics.metrics.scoring import get_rule
 
     y, P, w = data
+    assert len(y) * K >= parallel.PARALLEL_MIN_WORK  # the chunks run on threads
+    assert len(y) % (kernels.BLOCK * kernels.CHUNK_BLOCKS) != 0  # a short last chunk
     rule = get_rule(name)
     tol = sum_tolerance(P.dtype, K)
-    nb = -(-len(y) // BLOCK)
-
-    def run(kernel, threads):
-        out = np.empty(len(y)) if (rows or rule.log_form) else None
-        pen = np.empty(len(y)) if rule.penalty else None
-        parts = np.empty((nb, 3))
-        wt = w if weighted else None
-        args = (P, y, wt, 1.0, rule.pack(), tol, out, rows, pen, parts)
-        res = _with_numba_threads(threads, kernel, *args)
-        return res, out, pen, parts
-
-    ref = run(rule.kernel.serial, 1)
+    args = (P, y, w if weighted else None, 0.5, rule, rule.pack(), tol, rows)
+    ref = _serial(monkeypatch, kernels.score_rows, *args)
     for threads in (1, 2):
-        got = run(rule.kernel, threads)
-        assert got[0] == ref[0]
-        for a, b in zip(got[1:], ref[1:], strict=True):
-            assert (a is None and b is None) or _same(a, b)
+        got = _with_numba_threads(threads, kernels.score_rows, *args)
+        assert got[:3] == ref[:3]
+        assert (got[3] is None and ref[3] is None) or _same(got[3], ref[3])
 
 
 def test_weighted_mean_is_compensated(data) -> None:

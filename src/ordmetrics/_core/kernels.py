@@ -7,7 +7,7 @@ probability matrix, and a per-rule kernel that runs it through :func:`drive_rows
     @njit(inline="always", **JIT_OPTIONS)
     def rps_row(P, i, yi, K, param): ...
 
-    @njit(**PARALLEL_OPTIONS)
+    @njit(**JIT_OPTIONS)
     def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
         return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
 
@@ -29,15 +29,17 @@ The rows are cut into fixed blocks of ``BLOCK`` rows. Each block is validated an
 its own, row after row, into its slot of ``parts`` (score sum, weight sum, invalid rows), and
 :func:`combine_blocks` adds the slots in block order with Neumaier's compensated summation:
 a mean over 10^8 rows keeps about 15 significant digits, and as the blocks and the order are
-fixed, the result depends on nothing but the data. The blocks run in parallel (numba
-``prange``, :mod:`ordmetrics._core.parallel`), and the serial twin of a kernel gives the same
-bits: the number of threads, numba's or BLAS's, never changes a result. The sum of the weights
+fixed, the result depends on nothing but the data. Chunks of ``CHUNK_BLOCKS`` blocks run on
+several Python threads (:func:`ordmetrics._core.parallel.run_chunks`; the compiled kernels
+release the GIL), each a call of the kernel on its rows writing its own slots: which thread
+ran a chunk, and how many threads there were, never changes a result. (numba's
+``parallel=True`` kernels gave the same speed on idle cores, made a call wait for a
+descheduled thread on busy ones, and compiled a second kernel per rule.) The sum of the weights
 is compensated by block in the same way (before, it was added row after row: weighted means
 may differ from earlier releases in the last bit). Rows of weight 0 are validated but never
 added (their score may be infinite).
 
-The log rules (``log_form``) run the kernel on chunks of blocks on several threads
-(:func:`ordmetrics._core.parallel.run_chunks`); after the kernel has written a chunk's p_y,
+In a chunk of the log rules (``log_form``), after the kernel has written the chunk's p_y,
 NumPy takes the logarithm of the chunk (vectorised, which a compiled loop without a vector
 math library is not: 10x slower) and :func:`block_sums` adds each block of the chunk, in
 a fixed order (four interleaved running sums), into its slot: the same blocks as the other
@@ -49,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordmetrics._core.jit import njit, prange
+from ordmetrics._core.jit import njit
 from ordmetrics._core.parallel import parallel_slot, run_chunks
 from ordmetrics._core.rule import ScoringRule, check_rule
 
@@ -57,7 +59,6 @@ __all__ = [
     "BLOCK",
     "CHUNK_BLOCKS",
     "JIT_OPTIONS",
-    "PARALLEL_OPTIONS",
     "PBS_UNPENALIZED",
     "block_sums",
     "combine_blocks",
@@ -73,14 +74,13 @@ PBS_UNPENALIZED = 1
 
 #: Rows of a block: the unit of the fixed-order sums (and of the parallel work).
 BLOCK = 1024
-#: Blocks of a chunk of the log rules' pipeline: a chunk's p_y (256 KiB) stays in cache
-#: between the kernel, the logarithm and the block sums.
+#: Blocks of a chunk, the unit of work of a thread; for the log rules a chunk's p_y (256 KiB)
+#: stays in cache between the kernel, the logarithm and the block sums.
 CHUNK_BLOCKS = 32
 
-#: The numba options of every scoring kernel and row function (cached on disk).
+#: The numba options of every scoring kernel and row function (cached on disk; ``nogil``:
+#: the chunks of a call run on several threads).
 JIT_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
-#: The options of the kernels whose blocks run in parallel (with a serial twin).
-PARALLEL_OPTIONS = {**JIT_OPTIONS, "parallel": True}
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -159,8 +159,8 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
 
     Inlined into each rule's kernel (``row`` is then a constant of that kernel). ``w``,
     ``out`` and ``pen`` may be None: numba then compiles a version without those branches
-    (about 20% faster than testing them at run time). The blocks run in parallel in a kernel
-    compiled with ``parallel=True`` and in order in its serial twin, with the same result.
+    (about 20% faster than testing them at run time). The blocks run in order; a call on a
+    chunk of rows fills the slots of its blocks (:func:`score_rows`).
 
     Parameters
     ----------
@@ -189,7 +189,7 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
     """
     N, K = P.shape
     ln_k = np.log(K)
-    for b in prange(parts.shape[0]):
+    for b in range(parts.shape[0]):
         start = b * BLOCK
         stop = min(N, start + BLOCK)
         block = 0.0
@@ -303,9 +303,9 @@ def score_rows(
 
     Returns ``(total, weight_sum, n_bad, per_sample)``: the weighted sum of the scores, the
     sum of the weights, the number of invalid rows (when not 0, the other results are
-    meaningless), and the per-sample scores when ``rows`` (else ``None``). The blocks run in
-    parallel when the input is large enough (:func:`ordmetrics._core.parallel.parallel_slot`);
-    the result is the same either way.
+    meaningless), and the per-sample scores when ``rows`` (else ``None``). Chunks of blocks
+    run on several threads when the input is large enough
+    (:func:`ordmetrics._core.parallel.parallel_slot`); the result is the same either way.
     """
     rule = check_rule(rule)
     n, k = P.shape
@@ -316,28 +316,22 @@ def score_rows(
     pen = np.empty(n, dtype=np.float64) if rule.penalty else None
     kernel = rule.kernel
     with parallel_slot(n * k) as parallel:
-        if not log_rule:
-            if not parallel:
-                kernel = getattr(kernel, "serial", kernel)
+        if not log_rule and not parallel:
             total, wsum, n_bad = kernel(P, y, w, ws, param, tol, out, rows, pen, parts)
             return total, wsum, n_bad, (out if rows and n_bad == 0 else None)
-
-        assert out is not None  # allocated above for the log rules
-        # the chunks run on Python threads: each calls the serial kernel (numba's workqueue
-        # layer must not be entered from several threads)
-        kernel = getattr(kernel, "serial", kernel)
 
         def chunk(c: int) -> None:
             b0 = c * CHUNK_BLOCKS
             b1 = min(n_blocks, b0 + CHUNK_BLOCKS)
             r0, r1 = b0 * BLOCK, min(n, b1 * BLOCK)
-            o = out[r0:r1]
+            o = None if out is None else out[r0:r1]
             p = None if pen is None else pen[r0:r1]
             wc = None if w is None else w[r0:r1]
             slots = parts[b0:b1]
             kernel(P[r0:r1], y[r0:r1], wc, ws, param, tol, o, rows, p, slots)
-            if slots[:, 2].any():  # invalid rows: the caller raises or omits them
+            if not log_rule or slots[:, 2].any():  # invalid rows: the caller raises or omits
                 return
+            assert o is not None  # allocated above for the log rules
             finish_log_rule(o, p)
             if not rows:
                 block_sums(o, wc, ws, slots)

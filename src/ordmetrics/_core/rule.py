@@ -7,7 +7,7 @@ holds everything the rest of the package needs to evaluate it:
   ``kernel(P, y, w, ws, param, tol, out, rows, pen, parts) -> (total, weight_sum, n_bad)`` that
   runs the rule's row function through the shared driver
   :func:`ordmetrics._core.kernels.drive_rows` (validation, scores and the compensated block
-  reduction in one pass; blocks in parallel, with a serial twin ``kernel.serial``);
+  reduction in one pass over fixed blocks of rows; chunks of blocks run on several threads);
 * ``formula``: the same score written once with array-API operations,
   ``formula(xp, P, y, param) -> per-sample scores`` for an array namespace ``xp``, a floating
   (N, K) array ``P`` and integer class indices ``y`` in 0..K-1; it runs on NumPy, PyTorch

@@ -10,7 +10,7 @@ from typing import Any
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, PBS_UNPENALIZED, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, PBS_UNPENALIZED, drive_rows
 from ordmetrics._core.registry import Variant
 from ordmetrics._core.validation import check_option
 from ordmetrics.metrics.scoring.base import (
@@ -62,7 +62,7 @@ def brier_row(P, i, yi, K, param):
     return s, t, lo, hi, False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def brier_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, brier_row, param, tol, out, rows, pen, parts)
 
@@ -202,7 +202,7 @@ def pbs_row(P, i, yi, K, param):
     return s + pen * m, t, lo, hi, False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def pbs_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, pbs_row, param, tol, out, rows, pen, parts)
 

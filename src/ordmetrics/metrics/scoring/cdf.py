@@ -11,7 +11,7 @@ from typing import Any
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows
 from ordmetrics._core.validation import check_flag
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
@@ -63,7 +63,7 @@ def rps_row(P, i, yi, K, param):
     return (s / (K - 1) if param != 0.0 else s), c + v, min(lo, v), max(hi, v), False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
 
@@ -182,7 +182,7 @@ def sa_rps_row(P, i, yi, K, param):
     return a * a, c + v, min(lo, v), max(hi, v), False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def sa_rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, sa_rps_row, param, tol, out, rows, pen, parts)
 
@@ -298,7 +298,7 @@ def cdf_l1_row(P, i, yi, K, param):
     return (a / (K - 1) if param != 0.0 else a), c + v, min(lo, v), max(hi, v), False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def cdf_l1_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, cdf_l1_row, param, tol, out, rows, pen, parts)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, PARALLEL_OPTIONS, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
     PARAMS_TEMPLATE,
@@ -85,7 +85,7 @@ def spherical_row(P, i, yi, K, param):
     return 1.0 - (ratio if alpha == 2.0 else ratio ** (alpha - 1.0)), t, lo, hi, False
 
 
-@njit(**PARALLEL_OPTIONS)
+@njit(**JIT_OPTIONS)
 def spherical_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     return drive_rows(P, y, w, ws, spherical_row, param, tol, out, rows, pen, parts)
 

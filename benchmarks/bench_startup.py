@@ -1,0 +1,137 @@
+"""Benchmark of the first use of ordmetrics: ``ordmetrics --help``, the import, first calls.
+
+Each measurement runs in a new Python process, as a user's first command would:
+
+- ``ordmetrics --help`` (the console script's ``main``; goal <= 0.2 s of wall time for the
+  whole process);
+- ``import ordmetrics`` (wall time inside the process);
+- the first calls of the six scoring rules of the issue (``rps``, ``sa_rps``, ``brier``,
+  ``log_loss``, ``pbs``, ``pll``) on N rows of K classes, once with an empty numba cache (a
+  fresh install: every kernel compiles; goal <= 1.5 s for the six together) and once more with
+  the cache the first run wrote (every later process: the kernels load from disk).
+
+The numba cache of the cold runs goes to a new temporary folder (``NUMBA_CACHE_DIR``), so the
+runs neither use nor disturb the cache of the source tree. ``--repeat`` processes per
+measurement; the best and the median are shown. ``--n``: rows of the first calls (default
+2,000: the serial kernels; from 2^20 entries the parallel ones compile instead).
+
+Run with ``.venv/bin/python benchmarks/bench_startup.py [--quick] [--n N] [--repeat R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+RULES = ("rps", "sa_rps", "brier", "log_loss", "pbs", "pll")
+GOAL_HELP = 0.2  # seconds, the whole `ordmetrics --help` process
+GOAL_FIRST = 1.5  # seconds, the six first calls together in a fresh install
+
+FIRST_CALLS = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import ordmetrics as om
+t1 = time.perf_counter()
+n, k = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+P = rng.dirichlet(np.ones(k), n)
+y = rng.integers(0, k, n)
+times = {}
+for name in sys.argv[3:]:
+    s = time.perf_counter()
+    getattr(om, name)(y, P)
+    times[name] = time.perf_counter() - s
+print(json.dumps({"import": t1 - t0, "calls": times}))
+"""
+
+HELP = "from ordmetrics.report.cli import main; import sys; sys.argv[0] = 'ordmetrics'; main()"
+
+
+def run(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall time of ``python -c code args`` and its standard output."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=600,
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark process failed:\n{done.stderr}")
+    return wall, done.stdout
+
+
+def first_calls(n: int, k: int, cache: str) -> dict[str, float]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    _, out = run(FIRST_CALLS, str(n), str(k), *RULES, env=env)
+    result = json.loads(out)
+    calls = result["calls"]
+    return {"import": result["import"], **calls, "six": sum(calls.values())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    parser.add_argument("--n", type=int, default=2000, help="rows of the first calls (2,000)")
+    parser.add_argument("--k", type=int, default=5, help="classes (5)")
+    parser.add_argument("--repeat", type=int, default=3, help="processes per measurement (3)")
+    parser.add_argument("--quick", action="store_true", help="smoke run: one process each")
+    args = parser.parse_args(argv)
+    repeat = 1 if args.quick else max(1, args.repeat)
+
+    print("ordmetrics start-up benchmark: new processes; numba cache in a new temporary folder")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; first calls on N = "
+        f"{args.n:,} rows, K = {args.k}; best and median of {repeat} process(es)"
+    )
+
+    helps = [run(HELP, "--help")[0] for _ in range(repeat)]
+    cold: list[dict[str, float]] = []
+    warm: list[dict[str, float]] = []
+    for _ in range(repeat):
+        cache = tempfile.mkdtemp(prefix="ordmetrics-numba-")
+        try:
+            cold.append(first_calls(args.n, args.k, cache))
+            warm.append(first_calls(args.n, args.k, cache))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+
+    def cell(values: list[float]) -> str:
+        return f"{min(values):8.3f} {statistics.median(values):8.3f}"
+
+    print()
+    print(f"{'measurement':42s} {'best s':>8s} {'median':>8s}")
+    print("-" * 60)
+    print(f"{'ordmetrics --help (whole process)':42s} {cell(helps)}")
+    print(f"{'import ordmetrics':42s} {cell([c['import'] for c in cold])}")
+    for name in RULES:
+        print(f"{'first ' + name + ' (empty cache: compiles)':42s} {cell([c[name] for c in cold])}")
+    print(f"{'six first calls, empty cache':42s} {cell([c['six'] for c in cold])}")
+    print(f"{'six first calls, cache written':42s} {cell([c['six'] for c in warm])}")
+
+    best_help = min(helps)
+    best_cold = min(c["six"] for c in cold)
+    best_warm = min(c["six"] for c in warm)
+    ok_help = "met" if best_help <= GOAL_HELP else "NOT met"
+    ok_cold = "met" if best_cold <= GOAL_FIRST else "NOT met"
+    print()
+    print(
+        f"summary: --help {best_help:.2f} s (goal <= {GOAL_HELP} s {ok_help}); six first calls "
+        f"{best_cold:.2f} s with an empty numba cache (goal <= {GOAL_FIRST} s {ok_cold}), "
+        f"{best_warm:.2f} s from the cache"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
