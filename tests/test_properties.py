@@ -130,26 +130,42 @@ def normalise(w) -> np.ndarray:
 n_classes = st.integers(2, 8)
 
 
+# The strategies of a given size are built once (functools.cache) and reused by every draw:
+# hypothesis works out the properties of every new strategy object afresh, which took half the
+# time of these tests when the strategies were built inside each draw. The examples drawn are
+# the same (the draws do not depend on which object describes a strategy).
+
+
+@cache
 def weight_lists(k: int) -> st.SearchStrategy[list[int]]:
     """Non-negative integer weights of ``k`` classes, not all zero."""
     return st.lists(st.integers(0, MAX_WEIGHT), min_size=k, max_size=k).filter(lambda w: sum(w) > 0)
 
 
+@cache
+def distinct_classes(k: int, min_size: int, max_size: int) -> st.SearchStrategy[list[int]]:
+    """Lists of distinct classes ``0..k-1``."""
+    return st.lists(st.integers(0, k - 1), min_size=min_size, max_size=max_size, unique=True)
+
+
+@cache
 @st.composite
 def tied_weight_lists(draw, k: int) -> list[int]:
     """Weights where at least two classes share the largest weight."""
     w = draw(weight_lists(k))
     top = max(w)
-    tied = draw(st.lists(st.integers(0, k - 1), min_size=2, max_size=k, unique=True))
+    tied = draw(distinct_classes(k, 2, k))
     for i in tied:
         w[i] = top
     return w
 
 
+@cache
 def forecast_weights(k: int) -> st.SearchStrategy[list[int]]:
     return st.one_of(weight_lists(k), tied_weight_lists(k))
 
 
+@cache
 @st.composite
 def unique_argmax_weights(draw, k: int) -> list[int]:
     """Weights with one class ahead of all others by at least 10 units (margin > 1e-3)."""
@@ -184,7 +200,7 @@ def same_true_probability(draw):
 def mass_moves(draw):
     """(y, p, p2): p2 moves mass from j to j2, with y < j < j2 or j2 < j < y."""
     k = draw(st.integers(3, 8))
-    a, b, c = sorted(draw(st.lists(st.integers(0, k - 1), min_size=3, max_size=3, unique=True)))
+    a, b, c = sorted(draw(distinct_classes(k, 3, 3)))
     y, j, j2 = draw(st.sampled_from([(a, b, c), (c, b, a)]))
     w = draw(weight_lists(k))
     w[j] = max(w[j], 1)
@@ -201,12 +217,14 @@ def decision(w) -> int:
     return int(np.argmax(w))
 
 
+@cache
 @st.composite
 def correct_prediction(draw, k: int, forecast=forecast_weights) -> tuple[int, list[int]]:
     w = draw(forecast(k))
     return decision(w), w
 
 
+@cache
 @st.composite
 def incorrect_prediction(draw, k: int, forecast=forecast_weights) -> tuple[int, list[int]]:
     w = draw(forecast(k))
@@ -214,11 +232,18 @@ def incorrect_prediction(draw, k: int, forecast=forecast_weights) -> tuple[int, 
     return y, w
 
 
+@cache
+def prediction_lists(k: int, forecast, *, correct: bool) -> st.SearchStrategy[list]:
+    """1 to 4 correct (or incorrect) predictions of ``k`` classes."""
+    one = (correct_prediction if correct else incorrect_prediction)(k, forecast)
+    return st.lists(one, min_size=1, max_size=4)
+
+
 @st.composite
 def correct_and_incorrect(draw, k_strategy=n_classes, forecast=forecast_weights):
     k = draw(k_strategy)
-    good = draw(st.lists(correct_prediction(k, forecast), min_size=1, max_size=4))
-    bad = draw(st.lists(incorrect_prediction(k, forecast), min_size=1, max_size=4))
+    good = draw(prediction_lists(k, forecast, correct=True))
+    bad = draw(prediction_lists(k, forecast, correct=False))
     return good, bad
 
 
