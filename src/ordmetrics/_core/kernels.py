@@ -177,7 +177,10 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
         receive p_y, and 1 for rows of weight 0 when reducing so that they add nothing; the
         logarithm is taken by :func:`finish_log_rule`); otherwise None
     rows : bool, per-sample output wanted (weights are then only validated)
-    pen : (N,) float64 receiving the penalty ln(K) m of PLL; None for the other rules
+    pen : (N,) float64 receiving the penalty ln(K) m of PLL; for a reduction of PLL, an
+        array of length 0: each block then writes ln(K) times the weight of its penalized
+        rows to its slot (where :func:`block_sums` adds the block's -ln p_y); None for the
+        other rules
     parts : (ceil(N / BLOCK), 3) float64 receiving each block's score sum (0 when ``out`` is
         given), weight sum and number of invalid rows
 
@@ -195,6 +198,8 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
         block = 0.0
         bsum = 0.0
         bad = 0
+        penalized = 0.0  # weight of the penalized rows (pen of length 0)
+        wi = 1.0
         for i in range(start, stop):
             yi = y[i]
             yc = min(max(yi, 0), K - 1)
@@ -217,7 +222,10 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
                     out[i] = 1.0  # a log rule's p_y for a row of weight 0: adds -ln 1 = 0
                 if pen is not None:
                     # branch-free: the test is a coin flip on real data, a branch mispredicts
-                    pen[i] = ln_k * (wrong & (rows | counted))
+                    if pen.shape[0] == 0:  # reducing: the block adds up its penalties
+                        penalized += (wi * wrong) if w is not None else np.float64(wrong)
+                    else:
+                        pen[i] = ln_k * (wrong & (rows | counted))
             elif w is not None:
                 if counted:
                     block += wi * s
@@ -225,6 +233,8 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
                 block += s
         if w is None:
             bsum = np.float64(stop - start)
+        if pen is not None and pen.shape[0] == 0:
+            block = ln_k * penalized  # the log rule's sum -ln p_y is added by block_sums
         parts[b, 0] = block
         parts[b, 1] = bsum
         parts[b, 2] = bad
@@ -233,8 +243,8 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
 
 @njit(**JIT_OPTIONS)
 def block_sums(values, w, ws, parts):
-    """Write into ``parts[b, 0]`` the sum of block b of ``values`` (times ``w * ws`` when
-    ``w`` is given): the log rules' block sums.
+    """Add to ``parts[b, 0]`` the sum of block b of ``values`` (times ``w * ws`` when
+    ``w`` is given): the log rules' block sums (the kernel wrote 0, or PLL's penalties).
 
     Four running sums take the rows in turn (row i into sum i mod 4, from the block's first
     row) and are added as (s0 + s1) + (s2 + s3): a fixed order, so the result depends on the
@@ -275,7 +285,7 @@ def block_sums(values, w, ws, parts):
                 s1 += (w[i + 1] * ws) * values[i + 1]
             if i + 2 < stop:
                 s2 += (w[i + 2] * ws) * values[i + 2]
-        parts[b, 0] = (s0 + s1) + (s2 + s3)
+        parts[b, 0] += (s0 + s1) + (s2 + s3)
 
 
 def finish_log_rule(p_true: np.ndarray, penalty: np.ndarray | None) -> np.ndarray:
@@ -313,7 +323,8 @@ def score_rows(
     parts = np.empty((n_blocks, 3), dtype=np.float64)
     log_rule = rule.log_form
     out = np.empty(n, dtype=np.float64) if (rows or log_rule) else None
-    pen = np.empty(n, dtype=np.float64) if rule.penalty else None
+    # a reduction of PLL adds its penalties by block in the kernel: no array of them
+    pen = np.empty(n if rows else 0, dtype=np.float64) if rule.penalty else None
     kernel = rule.kernel
     with parallel_slot(n * k) as parallel:
         if not log_rule and not parallel:
@@ -325,14 +336,14 @@ def score_rows(
             b1 = min(n_blocks, b0 + CHUNK_BLOCKS)
             r0, r1 = b0 * BLOCK, min(n, b1 * BLOCK)
             o = None if out is None else out[r0:r1]
-            p = None if pen is None else pen[r0:r1]
+            p = None if pen is None else (pen[r0:r1] if rows else pen)  # pen: length 0
             wc = None if w is None else w[r0:r1]
             slots = parts[b0:b1]
             kernel(P[r0:r1], y[r0:r1], wc, ws, param, tol, o, rows, p, slots)
             if not log_rule or slots[:, 2].any():  # invalid rows: the caller raises or omits
                 return
             assert o is not None  # allocated above for the log rules
-            finish_log_rule(o, p)
+            finish_log_rule(o, p if rows else None)
             if not rows:
                 block_sums(o, wc, ws, slots)
 
