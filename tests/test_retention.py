@@ -1209,3 +1209,14 @@ def test_one_batched_evaluation_of_every_matrix(monkeypatch):
     retention_curve(y, P, metric="mae")
     # the loss of each of the K^2 cells, then full data, curve and oracle at once
     assert calls == [(25, 5, 5), (1 + 21 + 21, 5, 5)]
+
+
+@pytest.mark.parametrize("k", [4, 6, 7, 10, 20, 50, 100])
+def test_no_integer_kappa_weights_from_floats_beyond_the_exact_integers(k: int) -> None:
+    """Weights that are not dyadic fractions of small integers have no exact integer matrix:
+    scaling them until they look integral (every float beyond 2^53 does) must not count."""
+    from ordmetrics.evaluation.retention_kappa import integer_kappa_weights
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflowing cast to int64 would warn
+        assert integer_kappa_weights("qwk", {}, k, 10) is None

@@ -95,6 +95,8 @@ def _integer_weights(name: str, k: int) -> np.ndarray | None:
     w = builtin_matrix(name, k)
     for p in range(64):
         v = np.ldexp(w, p)
+        if not np.abs(v).max() < 2.0**53:  # beyond, every float is an integer: V is not exact
+            return None
         if np.array_equal(v, np.floor(v)):
             out = v.astype(np.int64)
             out.setflags(write=False)
