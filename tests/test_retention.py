@@ -734,7 +734,7 @@ def test_compiled_sampler_draws_do_not_depend_on_chunks_or_threads(monkeypatch):
     parts = [hypergeometric_counts(colors, targets, lo, 100, 2**63 - 1) for lo in (0, 100, 200)]
     np.testing.assert_array_equal(np.concatenate(parts), whole)
     for threads in (1, 3, 8):
-        monkeypatch.setattr(S, "_cpu_count", lambda t=threads: t)
+        monkeypatch.setattr(S, "usable_cpus", lambda t=threads: t)
         monkeypatch.setattr(S, "_MIN_PER_THREAD", 1)
         np.testing.assert_array_equal(
             hypergeometric_counts(colors, targets, 0, 300, 2**63 - 1), whole
@@ -815,7 +815,7 @@ def test_kappa_draws_do_not_depend_on_helpers_or_their_scheduling(monkeypatch):
 
             return Future()
 
-    monkeypatch.setattr(RK, "_pool", lambda: Idle())
+    monkeypatch.setattr(RK, "thread_pool", lambda: Idle())
     got = RK.kappa_draws_background(colors, targets, v, 300, 2**63 - 1, threads=3)()
     np.testing.assert_array_equal(got.view(np.uint64), whole.view(np.uint64))
     assert not (got.view(np.uint64) == RK._PENDING_BITS).any()
@@ -926,7 +926,7 @@ def test_row_orderings_cut_like_the_curve(monkeypatch):
         S.row_ordering_counts(cells, w, targets, 0.0, 9, lo, 100, 21) for lo in range(0, 400, 100)
     ]
     np.testing.assert_array_equal(np.concatenate(parts), out)
-    monkeypatch.setattr(S, "_cpu_count", lambda: 3)
+    monkeypatch.setattr(S, "usable_cpus", lambda: 3)
     monkeypatch.setattr(S, "_MIN_PER_THREAD", 1)
     np.testing.assert_array_equal(S.row_ordering_counts(cells, w, targets, 0.0, 9, 0, 400, 21), out)
 

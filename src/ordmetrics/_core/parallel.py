@@ -33,7 +33,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ordmetrics._core.jit import num_threads, threads_started
 
-__all__ = ["PARALLEL_MIN_WORK", "parallel_slot", "run_chunks"]
+__all__ = ["PARALLEL_MIN_WORK", "parallel_slot", "run_chunks", "thread_pool", "usable_cpus"]
 
 #: Entries (rows x columns) below which the serial kernel runs. Starting numba's threads costs
 #: 5 to 150 microseconds on idle cores, but when the other cores are busy a parallel region
@@ -90,13 +90,29 @@ def parallel_slot(work: int) -> Iterator[bool]:
         entry.release()
 
 
-def _pool() -> ThreadPoolExecutor:
+def usable_cpus() -> int:
+    """The number of CPUs this process may run on (its affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def thread_pool() -> ThreadPoolExecutor:
+    """The threads ordmetrics keeps for the process: one per usable CPU but the caller's,
+    started on first use (starting a thread waits until it is scheduled: milliseconds on a
+    busy machine), replaced in a forked child.
+
+    Work submitted here must never wait for other work of the pool: a caller runs its own
+    share and takes over (or cancels) what a pool thread has not started, so that a busy
+    pool only costs parallelism, never a deadlock.
+    """
     pool = _POOL[0]
     if pool is None:
         with _POOL_LOCK:
             pool = _POOL[0]
             if pool is None:
-                workers = max(1, (os.cpu_count() or 1) - 1)
+                workers = max(1, usable_cpus() - 1)
                 pool = ThreadPoolExecutor(workers, thread_name_prefix="ordmetrics")
                 _POOL[0] = pool
     return pool
@@ -127,7 +143,7 @@ def run_chunks(work: Callable[[int], None], n_chunks: int, parallel: bool) -> No
                 failed.append(exc)
                 return
 
-    pool = _pool()
+    pool = thread_pool()
     helpers: list[Future[None]] = [pool.submit(loop) for _ in range(threads - 1)]
     loop()
     for f in helpers:

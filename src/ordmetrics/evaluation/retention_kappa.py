@@ -36,9 +36,8 @@ from typing import Any
 import numpy as np
 
 from ordmetrics._core.jit import njit
+from ordmetrics._core.parallel import thread_pool, usable_cpus
 from ordmetrics.evaluation.retention_sampler import (
-    _cpu_count,
-    _pool,
     _seed_state,
     draw_subset,
     log_factorials,
@@ -213,14 +212,14 @@ def kappa_draws_background(
     none = np.zeros(0, dtype=np.int64)
     first = int(first)
     _kappa_draws(colors, targets, v, seed64, table, out, claimed, none, first, 0, True)
-    n_workers = _cpu_count() - 1 if threads is None else threads
+    n_workers = usable_cpus() - 1 if threads is None else threads
     n_workers = max(0, min(n_workers, (n_draws * targets.size) // _MIN_PAIRS, n_draws))
 
     def work(w: int) -> None:
         draws = np.arange(w, n_draws, n_workers, dtype=np.int64)
         _kappa_draws(colors, targets, v, seed64, table, out, claimed, draws, first, 1, True)
 
-    helpers: list[Future[None]] = [_pool().submit(work, w) for w in range(n_workers)]
+    helpers: list[Future[None]] = [thread_pool().submit(work, w) for w in range(n_workers)]
 
     def result() -> np.ndarray:
         down = np.arange(n_draws - 1, -1, -1, dtype=np.int64)

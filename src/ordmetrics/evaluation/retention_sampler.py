@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ordmetrics._core.jit import njit
+from ordmetrics._core.parallel import thread_pool, usable_cpus
 
 __all__ = [
     "TABLE_LIMIT",
@@ -53,54 +52,20 @@ _opts = {"cache": True, "nogil": True}
 _MIN_PER_THREAD = 256
 
 
-def _cpu_count() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-#: Threads kept for the draws (started once: starting a thread waits until it is scheduled,
-#: milliseconds on a busy machine).
-_POOL: list[ThreadPoolExecutor | None] = [None]
-_POOL_LOCK = threading.Lock()
-
-
-def _after_fork_in_child() -> None:  # pragma: no cover - runs in a forked child
-    _POOL[0] = None  # the parent's threads do not exist there
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The threads of the draws: one per core but the caller's, started on first use."""
-    pool = _POOL[0]
-    if pool is None:
-        with _POOL_LOCK:
-            pool = _POOL[0]
-            if pool is None:
-                workers = max(1, _cpu_count() - 1)
-                pool = ThreadPoolExecutor(workers, thread_name_prefix="ordmetrics-draws")
-                _POOL[0] = pool
-    return pool
-
-
 def _run_blocks(run: Callable[[int, int], None], n_draws: int, work: int) -> None:
     """``run(lo, hi)`` on blocks of the draws 0..n_draws - 1 on the calling thread and the
     pool's (the kernels release the GIL), at most one per core and one per ``work`` unit. A
     block whose thread has not started when the caller is done with its own is run by the
     caller instead of waited for. Each draw has its own random stream, so the result does
     not depend on the number of threads."""
-    n_threads = max(1, min(_cpu_count(), work, n_draws))
+    n_threads = max(1, min(usable_cpus(), work, n_draws))
     if n_threads == 1:
         run(0, n_draws)
         return
     run(0, 0)  # compiles the kernel once, here
     bounds = np.linspace(0, n_draws, n_threads + 1).astype(np.int64).tolist()
     blocks = list(itertools.pairwise(bounds[1:]))
-    helpers = [_pool().submit(run, lo, hi) for lo, hi in blocks]
+    helpers = [thread_pool().submit(run, lo, hi) for lo, hi in blocks]
     run(0, bounds[1])
     for (lo, hi), f in zip(blocks, helpers, strict=True):
         if f.cancel():
@@ -324,14 +289,14 @@ def hypergeometric_counts_background(
     out = np.empty((n_draws, targets.size, colors.size))
     seed64 = np.uint64(seed)
     _draw_counts(colors, targets, int(first), seed64, table, out[:0])  # compiled here
-    n_threads = max(1, min(_cpu_count(), (n_draws * targets.size) // _MIN_PER_THREAD, n_draws))
+    n_threads = max(1, min(usable_cpus(), (n_draws * targets.size) // _MIN_PER_THREAD, n_draws))
     bounds = np.linspace(0, n_draws, n_threads + 1).astype(np.int64).tolist()
     blocks = list(itertools.pairwise(bounds))
 
     def block(lo: int, hi: int) -> None:
         _draw_counts(colors, targets, int(first) + lo, seed64, table, out[lo:hi])
 
-    helpers = [_pool().submit(block, lo, hi) for lo, hi in blocks]
+    helpers = [thread_pool().submit(block, lo, hi) for lo, hi in blocks]
 
     def result() -> np.ndarray:
         # a block whose thread has not started is drawn here instead of waited for
