@@ -12,6 +12,10 @@ differs in two ways:
   to compile ("cannot cache function ...: no locator available"); the kernel is then
   compiled without the on-disk cache (recompiled in every new process) instead of failing.
 
+numba keys a cached kernel to its own source file only; a kernel whose code inlines
+(``inline="always"``) a kernel of another file has its cache emptied when that file is newer
+than the cache, so an edit of the inlined code is never answered with stale machine code.
+
 When a kernel is first called, every kernel it names as a global (in this or another module)
 is compiled first and the module's name is rebound to the numba dispatcher, so numba sees
 dispatchers, never the lazy wrappers, when it types the calls between kernels.
@@ -24,6 +28,7 @@ function's name and code, not by its options). It is compiled on its first use o
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import types
@@ -127,6 +132,53 @@ def _compile(py_func: Callable[..., Any], options: dict[str, Any]) -> Any:
             raise
         _UNCACHED.append(f"{py_func.__module__}.{py_func.__qualname__}")
         return numba.njit(**{**options, "cache": False})(py_func)
+
+
+def _inline_sources(func: Callable[..., Any], seen: set[int]) -> set[str]:
+    """The source files of the ``inline="always"`` kernels that ``func`` calls, directly or
+    through other inlined kernels (their code is compiled into ``func``'s)."""
+    files: set[str] = set()
+    glb = func.__globals__
+    for name in func.__code__.co_names:
+        callee: Any = glb.get(name)
+        if isinstance(callee, LazyKernel):
+            py, opts = callee.py_func, callee.options
+        elif hasattr(callee, "py_func") and hasattr(callee, "targetoptions"):  # a dispatcher
+            py, opts = callee.py_func, callee.targetoptions
+        else:
+            continue
+        if id(py) in seen:
+            continue
+        seen.add(id(py))
+        if opts.get("inline") == "always":
+            files.add(py.__code__.co_filename)
+            files |= _inline_sources(py, seen)
+    return files
+
+
+def _drop_stale_cache(dispatcher: Any, py_func: Callable[..., Any]) -> bool:
+    """Empty the on-disk cache of ``dispatcher`` when a file of a kernel inlined into it is
+    newer than the cache's index; True when it did.
+
+    numba keys a cached kernel to the file that defines it only: after an edit of an inlined
+    helper (the scoring rules' driver in another module), it would load the old machine code,
+    which may not even take the new arguments. An installed release is not concerned (its
+    files are older than any cache written after the install). numba's internals being
+    private, any surprise there skips the check.
+    """
+    try:
+        files = _inline_sources(py_func, set()) - {py_func.__code__.co_filename}
+        if not files:
+            return False
+        index = dispatcher._cache._cache_file._index_path
+        if not os.path.exists(index):
+            return False
+        if max(os.stat(f).st_mtime for f in files) <= os.stat(index).st_mtime:
+            return False
+        dispatcher._cache.flush()
+    except Exception:  # pragma: no cover - another numba, a cache elsewhere
+        return False
+    return True
 
 
 class _PRange:
@@ -243,6 +295,8 @@ class LazyKernel:
                 if callee._dispatcher is not None:
                     glb[name] = callee._dispatcher
         dispatcher = _compile(self.py_func, self.options)
+        if self.options.get("cache"):
+            _drop_stale_cache(dispatcher, self.py_func)
         module = sys.modules.get(self.py_func.__module__)
         if module is not None and getattr(module, self.__name__, None) is self:
             setattr(module, self.__name__, dispatcher)

@@ -19,9 +19,9 @@ scores or accumulates their weighted sum. :func:`score_rows` calls the kernel of
 record (:class:`ordmetrics._core.rule.ScoringRule`) and finishes the log rules.
 
 numba keys a cached kernel to the file that defines it, not to the files of the functions it
-inlines: after editing :func:`drive_rows` or a helper of this module in a source checkout,
-remove the numba cache files (``*.nbi``, ``*.nbc``) of :mod:`ordmetrics.metrics.scoring`'s
-``__pycache__`` (an installed release is not affected: installing rewrites every file).
+inlines: :func:`ordmetrics._core.jit.njit` empties a kernel's on-disk cache when a file of an
+inlined function (this module's driver) is newer than that cache, so an edit here recompiles
+the rules' kernels on their next call.
 
 Blocks and the order of the sums
 --------------------------------
