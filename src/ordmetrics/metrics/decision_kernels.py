@@ -336,47 +336,37 @@ def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
     return bad == 0 and mn >= 0.0 and mx <= 1.0
 
 
-# One kernel per cost structure, each with only its own row loop (a smaller loop body than
-# one kernel choosing among them). Arguments: (P, C, out, slack, lo, hi).
+@njit(inline="always", **_inline)
+def _structured_rows(P, C, out, slack, lo, hi, kind):
+    """The blocks of a structured cost ``kind`` in parallel (:func:`_structured_block`).
+
+    Inlined into one kernel per cost structure, where ``kind`` is a constant: each kernel has
+    only its own row loop (a smaller loop body than one kernel choosing among them).
+    """
+    n = P.shape[0]
+    nb = (n + _BLOCK - 1) // _BLOCK
+    good = np.empty(nb, dtype=np.bool_)
+    cmax = _cost_max(C)
+    for b in prange(nb):
+        start = b * _BLOCK
+        stop = min(n, start + _BLOCK)
+        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind)
+    return good.all()
 
 
 @njit(**_opts)
 def _absolute_rows(P, C, out, slack, lo, hi):
-    n = P.shape[0]
-    nb = (n + _BLOCK - 1) // _BLOCK
-    good = np.empty(nb, dtype=np.bool_)
-    cmax = _cost_max(C)
-    for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ABSOLUTE)
-    return good.all()
+    return _structured_rows(P, C, out, slack, lo, hi, _ABSOLUTE)
 
 
 @njit(**_opts)
 def _squared_rows(P, C, out, slack, lo, hi):
-    n = P.shape[0]
-    nb = (n + _BLOCK - 1) // _BLOCK
-    good = np.empty(nb, dtype=np.bool_)
-    cmax = _cost_max(C)
-    for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _SQUARED)
-    return good.all()
+    return _structured_rows(P, C, out, slack, lo, hi, _SQUARED)
 
 
 @njit(**_opts)
 def _zero_one_rows(P, C, out, slack, lo, hi):
-    n = P.shape[0]
-    nb = (n + _BLOCK - 1) // _BLOCK
-    good = np.empty(nb, dtype=np.bool_)
-    cmax = _cost_max(C)
-    for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, _ZERO_ONE)
-    return good.all()
+    return _structured_rows(P, C, out, slack, lo, hi, _ZERO_ONE)
 
 
 @njit(**_opts)
