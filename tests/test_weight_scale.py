@@ -82,3 +82,29 @@ def test_weighted_mean_does_not_depend_on_the_scale(data, name: str) -> None:
     ref = f(y, P, sample_weight=w)
     for e in (-1000, -40, 1, 3, 900):
         assert f(y, P, sample_weight=np.ldexp(w, e)) == ref
+
+
+@pytest.mark.parametrize("scale", [3.0, 1e300])
+@pytest.mark.parametrize("name", om.list_metrics("scoring_rule"))
+def test_the_threaded_chunks_give_the_bits_of_the_scaled_copy(scale: float, name: str) -> None:
+    """Above the parallel threshold (2^20 entries) and over several chunks of blocks, the last
+    one short: the in-kernel factor still gives the bits of the scaled copy."""
+    from ordmetrics._core.parallel import PARALLEL_MIN_WORK
+
+    n = 220_003
+    assert n * K > PARALLEL_MIN_WORK and n % (kernels.BLOCK * kernels.CHUNK_BLOCKS) != 0
+    rng = np.random.default_rng(11)
+    P = rng.dirichlet(np.ones(K), n)
+    y = rng.integers(0, K, n)
+    w = rng.uniform(0.0, 1.0, n) * scale
+    w[::5] = 0.0
+    rule = get_rule(name)
+    tol = sum_tolerance(P.dtype, K)
+    copy, _ = scale_weights(w)
+    same, ws, _ = weight_scale(w)
+    assert ws != 1.0 and same is w
+    for rows in (False, True):
+        want = kernels.score_rows(P, y, copy, 1.0, rule, rule.pack(), tol, rows)
+        got = kernels.score_rows(P, y, same, ws, rule, rule.pack(), tol, rows)
+        assert got[:3] == want[:3]
+        assert (got[3] is None and want[3] is None) or _same(got[3], want[3])

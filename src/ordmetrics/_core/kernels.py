@@ -111,9 +111,8 @@ def row_stats_decision(P, i, yi, K, unpenalized):
     py = P[i, yi]
     t = 0.0
     lo = 1.0
-    hi = 0.0
-    top = 0
     hi = -1.0
+    top = 0
     for k in range(K):
         v = P[i, k]
         lo = min(lo, v)
