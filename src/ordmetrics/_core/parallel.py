@@ -1,25 +1,28 @@
 """When the kernels run their blocks of rows in parallel, and on which threads.
 
-The scoring and decision kernels split the rows into fixed blocks of ``BLOCK`` rows
-(:data:`ordmetrics._core.kernels.BLOCK`); each block's partial results go to their own slot
-and are combined in block order afterwards. Which thread computed a block, and how many
-threads there were, therefore never changes a result: the parallel kernel (numba's
-``parallel=True``, blocks in ``prange``) and its serial twin (the same code compiled without
-``parallel``, :attr:`ordmetrics._core.jit.LazyKernel.serial`) give bitwise identical results.
+The scoring, decision and calibration kernels split the rows into fixed blocks (e.g.
+:data:`ordmetrics._core.kernels.BLOCK` rows); each block's partial results go to their own
+slot and are combined in block order afterwards. Which thread computed a block, and how many
+threads there were, therefore never changes a result. Two ways of running blocks in parallel
+give the same bits as running them in order:
 
-:func:`parallel_slot` decides, per call, which of the two runs. The serial twin runs
+* the scoring rules run chunks of blocks on Python threads (:func:`run_chunks`, on the
+  threads of :func:`thread_pool`; the compiled kernels and NumPy's ufuncs release the GIL), as
+  many as numba's thread count (``numba.set_num_threads``);
+* the decision and calibration kernels are numba ``parallel=True`` kernels (blocks in
+  ``prange``) with a serial twin (the same code compiled without ``parallel``,
+  :attr:`ordmetrics._core.jit.LazyKernel.serial`).
+
+:func:`parallel_slot` decides, per call, whether the blocks may run in parallel. They run in
+order
 
 * for small input (less than :data:`PARALLEL_MIN_WORK` entries), where starting the threads
   costs more than it saves;
-* while another Python thread is inside a parallel kernel of ordmetrics: numba's default
+* while another Python thread is inside a parallel call of ordmetrics: numba's default
   ``workqueue`` threading layer aborts the process on concurrent parallel calls, so parallel
   entry is serialised by a lock that is never waited for;
 * in a child process forked after a parallel kernel ran: numba's ``omp`` layer (GNU OpenMP)
   terminates such a child when it starts a parallel region.
-
-The log rules take their logarithm with NumPy (vectorised) between the kernel's blocks; they
-run chunks of blocks on Python threads instead (:func:`run_chunks`; numba's kernels and NumPy's
-ufuncs release the GIL), as many as numba's thread count (``numba.set_num_threads``).
 """
 
 from __future__ import annotations
