@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Hashable, Iterator, Mapping, MappingView, Sequence, Set
 from dataclasses import dataclass
@@ -413,6 +414,24 @@ def _float_exact(labels: tuple[Hashable, ...], values: np.ndarray) -> bool:
     return True
 
 
+def _match_strings(values: np.ndarray, labels: tuple[Hashable, ...]) -> np.ndarray | None:
+    """The position in ``labels`` of each string of ``values`` (-2: not a label), by binary
+    search in the sorted labels (O(N log K), where ``np.unique`` sorts the N strings); None
+    when the values are not NumPy strings or the labels not all ``str``, or a label ends in
+    NUL (which NumPy's strings drop): the caller then matches by hashing."""
+    if values.dtype.kind != "U" or not labels:
+        return None
+    if not all(type(v) is str or isinstance(v, np.str_) for v in labels):
+        return None
+    if any(str(v).endswith("\x00") for v in labels):
+        return None
+    lab = np.array(labels, dtype=str)
+    order = np.argsort(lab, kind="stable")
+    sorted_lab = lab[order]
+    pos = np.minimum(np.searchsorted(sorted_lab, values), sorted_lab.size - 1)
+    return np.where(sorted_lab[pos] == values, order[pos], -2).astype(np.int64, copy=False)
+
+
 def _encode_with_labels(
     arr: np.ndarray, labels: tuple[Hashable, ...], name: str, missing: np.ndarray | None
 ) -> Encoded:
@@ -434,14 +453,20 @@ def _encode_with_labels(
         pos_c = np.minimum(pos, sorted_lab.size - 1)
         found = sorted_lab[pos_c] == vals
         sub = np.where(found, order[pos_c], -2)
+    elif (found_sub := _match_strings(values, labels)) is not None:
+        sub = found_sub
     else:
-        try:
-            uniq, inverse = np.unique(values, return_inverse=True)
-        except TypeError:
+        # Python objects: one dictionary look-up per value, O(N) (np.unique would sort them)
+        uniq = None
+        if values.dtype.kind != "O":
+            try:
+                uniq, inverse = np.unique(values, return_inverse=True)
+            except TypeError:
+                uniq = None
+        if uniq is None:
             position = {v: i for i, v in enumerate(labels)}
-            sub = np.fromiter(
-                (position.get(v, -2) for v in values.tolist()), dtype=np.int64, count=values.size
-            )
+            found = map(position.get, values.tolist(), itertools.repeat(-2))
+            sub = np.fromiter(found, dtype=np.int64, count=values.size)
         else:
             position = {v: i for i, v in enumerate(labels)}
             if values.dtype.kind in "US":
