@@ -301,14 +301,16 @@ def _count_below(scores: np.ndarray, lo: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _select_ranks(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> bool:
-    """out[i] = the value of rank ranks[i] (0-based, ascending) of the finite values ``s``,
-    i.e. ``np.sort(s)[ranks]``, for sorted distinct ``ranks``; False (and ``out`` unset)
-    when the values are not all finite.
+def _gather_rank_buckets(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The values of the buckets holding the ranks ``ranks`` (sorted, distinct, 0-based,
+    ascending) of the finite values ``s``, bucket after bucket; ``out[i]`` receives the
+    position of rank ``ranks[i]`` in that buffer once the buffer is sorted. An empty buffer
+    and ``out[0] = -1`` when the values are not all finite.
 
     The values are counted into B buckets by ``floor((x - min) B / (max - min))``, a
-    non-decreasing function of x, so the buckets hold consecutive ranks; only the buckets
-    holding a requested rank are gathered and sorted: O(N) passes instead of a sort.
+    non-decreasing function of x: the buckets hold consecutive ranks, and the buffer of the
+    needed buckets, in bucket order, sorted as a whole, is each of its buckets sorted (numba's
+    own sort is not used in the kernel: it costs seconds of compilation on first use).
     """
     n = s.size
     lo = s[0]
@@ -320,7 +322,8 @@ def _select_ranks(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> bool:
         elif x > hi:
             hi = x
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        return False
+        out[0] = -1
+        return np.empty(0, dtype=np.float64)
     n_buckets = max(1, min(1 << 14, n // 4))
     scale = 0.0
     if hi > lo:
@@ -336,18 +339,16 @@ def _select_ranks(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> bool:
     for b in range(n_buckets):
         start[b + 1] += start[b]
     # the bucket of each rank, and where its values go in the buffer of the needed buckets
-    m = ranks.size
-    where = np.empty(m, dtype=np.int64)
     slot = np.full(n_buckets, -1, dtype=np.int64)
     used = 0
     b = 0
-    for i in range(m):
+    for i in range(ranks.size):
         while start[b + 1] <= ranks[i]:
             b += 1
-        where[i] = b
         if slot[b] < 0:
             slot[b] = used
             used += start[b + 1] - start[b]
+        out[i] = slot[b] + ranks[i] - start[b]
     buf = np.empty(used, dtype=np.float64)
     fill = slot.copy()
     for i in range(n):
@@ -355,18 +356,13 @@ def _select_ranks(s: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> bool:
         if f >= 0:
             buf[f] = s[i]
             fill[key[i]] = f + 1
-    for i in range(m):
-        b = where[i]
-        a = slot[b]
-        if i == 0 or where[i - 1] != b:
-            buf[a : a + start[b + 1] - start[b]] = np.sort(buf[a : a + start[b + 1] - start[b]])
-        out[i] = buf[a + ranks[i] - start[b]]
-    return True
+    return buf
 
 
 def sorted_values_at(s: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """``np.sort(s)[ranks]`` for sorted distinct ranks, without sorting ``s`` (bucketed
-    selection, :func:`_select_ranks`; a partition and a sort where a value is not finite).
+    selection, :func:`_gather_rank_buckets`, and a sort of the few buckets holding those
+    ranks; a partition and a sort where a value is not finite).
 
     Examples
     --------
@@ -377,9 +373,12 @@ def sorted_values_at(s: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """
     s = np.ascontiguousarray(s, dtype=np.float64)
     r = np.ascontiguousarray(ranks, dtype=np.int64)
-    out = np.empty(r.size)
-    if r.size and _select_ranks(s, r, out):
-        return out
+    if r.size:
+        at = np.empty(r.size, dtype=np.int64)
+        buf = _gather_rank_buckets(s, r, at)
+        if at[0] >= 0:
+            buf.sort()
+            return buf[at]
     head = int(r[0]) if r.size else 0
     tail = np.sort(np.partition(s, head)[head:]) if s.size else s
     return tail[r - head]
