@@ -8,7 +8,12 @@ Each measurement runs in a new Python process, as a user's first command would:
 - the first calls of the six scoring rules of the issue (``rps``, ``sa_rps``, ``brier``,
   ``log_loss``, ``pbs``, ``pll``) on N rows of K classes, once with an empty numba cache (a
   fresh install: every kernel compiles; goal <= 1.5 s for the six together) and once more with
-  the cache the first run wrote (every later process: the kernels load from disk).
+  the cache the first run wrote (every later process: the kernels load from disk);
+- the floor numba sets: its import and the first compilation of a trivial kernel (the target's
+  set-up, paid once per process by whatever compiles first);
+- with ``--demo``: ``ordmetrics demo`` (the command ``make demo`` runs) with an empty numba
+  cache and with the cache written, and the kernels whose compilation cost most in the first
+  run.
 
 The numba cache of the cold runs goes to a new temporary folder (``NUMBA_CACHE_DIR``), so the
 runs neither use nor disturb the cache of the source tree. ``--repeat`` processes per
@@ -52,6 +57,46 @@ for name in sys.argv[3:]:
 print(json.dumps({"import": t1 - t0, "calls": times}))
 """
 
+#: numba's import and the first compilation of a trivial kernel (cached in NUMBA_CACHE_DIR).
+FLOOR = """
+import json, os, sys, time
+t0 = time.perf_counter()
+import numba
+import numpy as np
+t1 = time.perf_counter()
+path = os.path.join(sys.argv[1], "trivial_kernel.py")
+with open(path, "w") as f:
+    f.write("import numba\\n@numba.njit(cache=True)\\ndef f(a):\\n    s = 0.0\\n"
+            "    for i in range(a.size):\\n        s += a[i]\\n    return s\\n")
+sys.path.insert(0, sys.argv[1])
+import trivial_kernel
+t2 = time.perf_counter()
+trivial_kernel.f(np.ones(3))
+t3 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "first": t3 - t2}))
+"""
+
+#: ``ordmetrics demo`` with numba's compile events timed (the kernels' own compilations).
+DEMO = """
+import json, sys, time
+from numba.core import event
+open_, done = [], {}
+class Timer(event.Listener):
+    def on_start(self, ev):
+        func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+        open_.append((time.perf_counter(), getattr(func, "__qualname__", "?")))
+    def on_end(self, ev):
+        start, name = open_.pop()
+        if not open_:  # top level: the time of the kernels it inlines included
+            done[name] = done.get(name, 0.0) + time.perf_counter() - start
+event.register("numba:compile", Timer())
+from ordmetrics.report.cli import main
+t0 = time.perf_counter()
+code = main(["demo"])
+wall = time.perf_counter() - t0
+print(json.dumps({"code": code, "wall": wall, "kernels": done}))
+"""
+
 HELP = "from ordmetrics.report.cli import main; import sys; sys.argv[0] = 'ordmetrics'; main()"
 
 
@@ -72,6 +117,34 @@ def run(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[float
     return wall, done.stdout
 
 
+def floor(cache: str) -> dict[str, float]:
+    """numba's import and first compilation of a trivial kernel, in a new process."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    result: dict[str, float] = json.loads(run(FLOOR, cache, env=env)[1])
+    return result
+
+
+def demo(cache: str, folder: str) -> tuple[float, dict[str, float]]:
+    """Wall time of the whole ``ordmetrics demo`` process in ``folder`` and the compile time
+    of each kernel compiled in it."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", DEMO],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        check=False,
+        timeout=600,
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"ordmetrics demo failed:\n{done.stderr}")
+    last = done.stdout.strip().splitlines()[-1]
+    return wall, json.loads(last)["kernels"]
+
+
 def first_calls(n: int, k: int, cache: str) -> dict[str, float]:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     _, out = run(FIRST_CALLS, str(n), str(k), *RULES, env=env)
@@ -86,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=5, help="classes (5)")
     parser.add_argument("--repeat", type=int, default=3, help="processes per measurement (3)")
     parser.add_argument("--quick", action="store_true", help="smoke run: one process each")
+    parser.add_argument(
+        "--demo", action="store_true", help="also time `ordmetrics demo` (about a minute)"
+    )
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
 
@@ -98,13 +174,26 @@ def main(argv: list[str] | None = None) -> int:
     helps = [run(HELP, "--help")[0] for _ in range(repeat)]
     cold: list[dict[str, float]] = []
     warm: list[dict[str, float]] = []
+    floors: list[dict[str, float]] = []
     for _ in range(repeat):
         cache = tempfile.mkdtemp(prefix="ordmetrics-numba-")
         try:
+            floors.append(floor(cache))
             cold.append(first_calls(args.n, args.k, cache))
             warm.append(first_calls(args.n, args.k, cache))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
+    demos: list[tuple[float, float, dict[str, float]]] = []
+    if args.demo:
+        cache = tempfile.mkdtemp(prefix="ordmetrics-numba-")
+        folder = tempfile.mkdtemp(prefix="ordmetrics-demo-")
+        try:
+            cold_wall, kernels = demo(cache, folder)
+            warm_wall, _ = demo(cache, folder)
+            demos.append((cold_wall, warm_wall, kernels))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
 
     def cell(values: list[float]) -> str:
         return f"{min(values):8.3f} {statistics.median(values):8.3f}"
@@ -118,6 +207,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'first ' + name + ' (empty cache: compiles)':42s} {cell([c[name] for c in cold])}")
     print(f"{'six first calls, empty cache':42s} {cell([c['six'] for c in cold])}")
     print(f"{'six first calls, cache written':42s} {cell([c['six'] for c in warm])}")
+    print(f"{'numba floor: import numba':42s} {cell([f['import'] for f in floors])}")
+    print(f"{'numba floor: first trivial kernel':42s} {cell([f['first'] for f in floors])}")
+    for cold_wall, warm_wall, kernels in demos:
+        print(f"{'ordmetrics demo, empty cache':42s} {cold_wall:8.3f}")
+        print(f"{'ordmetrics demo, cache written':42s} {warm_wall:8.3f}")
+        total = sum(kernels.values())
+        print(f"  {len(kernels)} kernels compiled in {total:.1f} s; the costliest:")
+        for name, seconds in sorted(kernels.items(), key=lambda kv: -kv[1])[:8]:
+            print(f"    {name:40s} {seconds:8.3f}")
 
     best_help = min(helps)
     best_cold = min(c["six"] for c in cold)
