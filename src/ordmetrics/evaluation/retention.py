@@ -38,6 +38,7 @@ from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.numerics import scale_weights
 from ordmetrics._core.random import make_rng
 from ordmetrics._core.registry import (
+    MetricSpec,
     get_metric,
     list_metrics,
     register,
@@ -60,6 +61,7 @@ from ordmetrics.evaluation.retention_inputs import (
     _check_fractions,
     _check_n_random,
     _hard_predictions,
+    _is_scoring_rule,
     computed_scores,
     per_sample_scores,
     prepare,
@@ -233,7 +235,13 @@ def _compute(
     k = prep.n_classes
     kk = k * k
     evaluate, options = _metric_evaluator(metric, metric_kwargs, k)
-    scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
+    # a scoring rule named by ``by`` is computed after the random draws have started (in the
+    # background, while the scores and the curve are computed); other ``by`` first, in the
+    # order of the checks
+    rule = by.name if isinstance(by, MetricSpec) else by
+    scores_later = isinstance(rule, str) and _is_scoring_rule(rule)
+    if not scores_later:
+        scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
     yhat, decision_name = _hard_predictions(decision, prep)
     n = prep.y_true.size
     w = prep.weight
@@ -268,6 +276,8 @@ def _compute(
             background=True,
             kappa_weights=lambda units: integer_kappa_weights(metric, options, k, units),
         )
+    if scores_later:
+        scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
     # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
     computed = computed_scores(by_name)
     seg = None

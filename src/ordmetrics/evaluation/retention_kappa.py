@@ -20,10 +20,13 @@ The draws start in background threads (draws w, w + H, ... for helper w of H), t
 pool of threads kept for the process, while the caller computes the curve; when the caller
 asks for the result it draws from the last draw downwards until it meets a draw already taken,
 then draws itself every draw whose values are not all written yet, instead of waiting for a
-helper that may not be scheduled (a busy machine). Each value is published by one aligned
-8-byte store over a NaN pattern that kappa never gives, so a value is either pending or final,
-and a helper that finishes a draw the caller also drew writes the same bits. Draw d depends
-only on the seed and d, so the values do not depend on which thread draws it.
+helper that may not be scheduled (a busy machine). Every thread takes its draws a group of
+:data:`~ordmetrics.evaluation.retention_sampler.LANES` at a time (claimed, then drawn
+together, see :func:`~ordmetrics.evaluation.retention_sampler.draw_lanes`). Each value is
+published by one aligned 8-byte store over a NaN pattern that kappa never gives, so a value is
+either pending or final, and a helper that finishes a draw the caller also drew writes the
+same bits. Draw d depends only on the seed and d, so the values do not depend on which thread
+draws it.
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ import numpy as np
 from ordmetrics._core.jit import njit
 from ordmetrics._core.parallel import thread_pool, usable_cpus
 from ordmetrics.evaluation.retention_sampler import (
-    _seed_state,
-    draw_subset,
+    LANES,
+    draw_kernel,
+    draw_lanes,
     log_factorials,
+    seed_lanes,
 )
 from ordmetrics.metrics.decisions import builtin_matrix
 
@@ -132,6 +137,58 @@ def _kappa_of_counts(x: np.ndarray, v: np.ndarray, r: np.ndarray, col: np.ndarra
     return 1.0 - (float(dis) * float(n)) / float(chance)
 
 
+@njit(inline="always", **_opts)
+def _kappa_body(
+    colors: np.ndarray,
+    targets: np.ndarray,
+    v: np.ndarray,
+    seed: np.uint64,
+    table: np.ndarray,
+    out: np.ndarray,
+    claimed: np.ndarray,
+    draws: np.ndarray,
+    first: int,
+    mark: int,
+    stop: bool,
+    direct: bool,
+) -> None:
+    """The draws ``first + d`` for d in ``draws``, in that order, each evaluated into
+    ``out[d]`` after marking ``claimed[d]`` with ``mark``; with ``stop``, until a draw that
+    is already marked. The draws are claimed, then drawn together, up to
+    :data:`~ordmetrics.evaluation.retention_sampler.LANES` at a time."""
+    m = out.shape[1]
+    kk = colors.size
+    k = v.shape[0]
+    total = 0
+    for c in range(kk):
+        total += colors[c]
+    state = np.empty((LANES, 4), dtype=np.uint64)
+    x = np.empty((LANES, kk), dtype=np.int64)
+    r = np.empty(k, dtype=np.int64)
+    col = np.empty(k, dtype=np.int64)
+    group = np.empty(LANES, dtype=np.int64)
+    i = 0
+    while i < draws.size:
+        lanes = 0
+        while lanes < LANES and i < draws.size:
+            d = draws[i]
+            if stop and claimed[d] != 0:
+                break
+            claimed[d] = mark
+            group[lanes] = d
+            lanes += 1
+            i += 1
+        if lanes == 0:
+            return
+        seed_lanes(state, seed, group, 0, lanes, first)
+        for j in range(m):
+            draw_lanes(colors, total, targets[j], state, lanes, table, x, direct)
+            for lane in range(lanes):
+                out[group[lane], j] = _kappa_of_counts(x[lane], v, r, col)
+        if lanes < LANES and i < draws.size:
+            return  # stopped at a draw already marked
+
+
 @njit(**_opts)
 def _kappa_draws(
     colors: np.ndarray,
@@ -146,28 +203,24 @@ def _kappa_draws(
     mark: int,
     stop: bool,
 ) -> None:
-    """The draws ``first + d`` for d in ``draws``, in that order, each evaluated into
-    ``out[d]`` after marking ``claimed[d]`` with ``mark``; with ``stop``, until a draw that
-    is already marked."""
-    m = out.shape[1]
-    kk = colors.size
-    k = v.shape[0]
-    total = 0
-    for c in range(kk):
-        total += colors[c]
-    s = np.empty(4, dtype=np.uint64)
-    x = np.empty(kk, dtype=np.int64)
-    r = np.empty(k, dtype=np.int64)
-    col = np.empty(k, dtype=np.int64)
-    for i in range(draws.size):
-        d = draws[i]
-        if stop and claimed[d] != 0:
-            return
-        claimed[d] = mark
-        _seed_state(s, seed, first + d)
-        for j in range(m):
-            draw_subset(colors, total, targets[j], s, table, x)
-            out[d, j] = _kappa_of_counts(x, v, r, col)
+    _kappa_body(colors, targets, v, seed, table, out, claimed, draws, first, mark, stop, True)
+
+
+@njit(**_opts)
+def _kappa_draws_beyond(
+    colors: np.ndarray,
+    targets: np.ndarray,
+    v: np.ndarray,
+    seed: np.uint64,
+    table: np.ndarray,
+    out: np.ndarray,
+    claimed: np.ndarray,
+    draws: np.ndarray,
+    first: int,
+    mark: int,
+    stop: bool,
+) -> None:
+    _kappa_body(colors, targets, v, seed, table, out, claimed, draws, first, mark, stop, False)
 
 
 def kappa_draws_background(
@@ -211,26 +264,27 @@ def kappa_draws_background(
     seed64 = np.uint64(seed)
     none = np.zeros(0, dtype=np.int64)
     first = int(first)
-    _kappa_draws(colors, targets, v, seed64, table, out, claimed, none, first, 0, True)
+    kernel = draw_kernel(colors, table, _kappa_draws, _kappa_draws_beyond)
+    kernel(colors, targets, v, seed64, table, out, claimed, none, first, 0, True)  # compiled
     n_workers = usable_cpus() - 1 if threads is None else threads
     n_workers = max(0, min(n_workers, (n_draws * targets.size) // _MIN_PAIRS, n_draws))
 
     def work(w: int) -> None:
-        draws = np.arange(w, n_draws, n_workers, dtype=np.int64)
-        _kappa_draws(colors, targets, v, seed64, table, out, claimed, draws, first, 1, True)
+        mine = np.arange(w, n_draws, n_workers, dtype=np.int64)
+        kernel(colors, targets, v, seed64, table, out, claimed, mine, first, 1, True)
 
     helpers: list[Future[None]] = [thread_pool().submit(work, w) for w in range(n_workers)]
 
     def result() -> np.ndarray:
         down = np.arange(n_draws - 1, -1, -1, dtype=np.int64)
-        _kappa_draws(colors, targets, v, seed64, table, out, claimed, down, first, 2, True)
+        kernel(colors, targets, v, seed64, table, out, claimed, down, first, 2, True)
         for f in helpers:
             f.cancel()  # not started yet: its draws are drawn below
         # a value is published by one aligned 8-byte store: the draws still holding the
         # pending pattern (claimed by a helper that has not finished them) are drawn here,
         # not waited for; a helper finishing one of them writes the same values
         missing = np.flatnonzero((out.view(np.uint64) == _PENDING_BITS).any(axis=1))
-        _kappa_draws(colors, targets, v, seed64, table, out, claimed, missing, first, 2, False)
+        kernel(colors, targets, v, seed64, table, out, claimed, missing, first, 2, False)
         return out.copy()  # a helper may still write (the same bits) into ``out``
 
     return result
