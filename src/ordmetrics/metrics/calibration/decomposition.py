@@ -33,6 +33,7 @@ from ordmetrics.metrics.calibration.fused import (
     checked_input,
     event_sums,
     fast_input,
+    uniform_moments,
     within_bin_sums,
 )
 
@@ -184,7 +185,11 @@ def _decomposition(
 
 def _decompose_fused(inp: FastInput, view: str, n_bins: int, strategy: str) -> np.ndarray | None:
     """What :func:`_decompose_events` computes, (6, E), from the sums of the compiled kernels
-    (None when they leave it to the binning module)."""
+    (None when they leave it to the binning module). Uniform bins: one pass
+    (:func:`~ordmetrics.metrics.calibration.fused.uniform_moments`), a second only when its
+    within-bin sums were ill-conditioned."""
+    if strategy == "uniform":
+        return _decompose_moments(inp, view, n_bins)
     found = event_sums(inp, view, n_bins, strategy)
     if found is None:
         return None
@@ -203,6 +208,32 @@ def _decompose_fused(inp: FastInput, view: str, n_bins: int, strategy: str) -> n
     score = dev[:, 0] / total
     wbv = dev[:, 1] / total
     wbc = 2.0 * dev[:, 2] / total
+    return np.array([score, rel, res, unc, wbv, wbc], dtype=np.float64)
+
+
+def _decompose_moments(inp: FastInput, view: str, n_bins: int) -> np.ndarray | None:
+    """:func:`_decompose_fused` for uniform bins, from the one-pass sums of
+    :func:`~ordmetrics.metrics.calibration.fused.uniform_moments` (the score of all events in
+    the first column, zeros in the others: the caller adds the events up)."""
+    found = uniform_moments(inp, view, n_bins)
+    if found is None:
+        return None
+    weight, mean_f, s_o, wbv_sum, wbc_sum, score_sum = found
+    total = inp.total
+    filled = weight > 0
+    mean_o = np.where(filled, s_o / np.where(filled, weight, 1.0), 0.0)
+    base_rate = s_o.sum(axis=1) / total
+    rel = np.sum(weight * (mean_f - mean_o) ** 2, axis=1) / total
+    res = np.sum(weight * (mean_o - base_rate[:, None]) ** 2, axis=1) / total
+    unc = base_rate * (1.0 - base_rate)
+    if wbv_sum is None or wbc_sum is None:  # ill-conditioned: about the bin means, 2nd pass
+        dev = within_bin_sums(inp, view, n_bins, None, mean_f, mean_o)
+        score, wbv, wbc = dev[:, 0] / total, dev[:, 1] / total, 2.0 * dev[:, 2] / total
+    else:
+        score = np.zeros(weight.shape[0])  # the score of all events, in the first column
+        score[0] = score_sum / total
+        wbv = wbv_sum.sum(axis=1) / total
+        wbc = 2.0 * wbc_sum.sum(axis=1) / total
     return np.array([score, rel, res, unc, wbv, wbc], dtype=np.float64)
 
 
@@ -226,7 +257,20 @@ _DECOMP_NOTES = """\
     decomposition of Murphy (1973); forecasts equal within 1e-12 count as one value (the tie
     rule of :mod:`ordmetrics._core.numerics`: a cumulative forecast F_k carries rounding), which
     leaves within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
-    terms carry what the binning hides, so the parts still add up to the score."""
+    terms carry what the binning hides, so the parts still add up to the score.
+
+    Algorithm, with ``n_bins`` and uniform bins: one pass over the rows, which split into
+    chunks fixed by N. Per chunk, bin and event, the sums of w, w d, w d^2, w o and w o d
+    are added in row order (w d and w o d in parts of a few thousand values, then added up),
+    d = f - s the difference from a shift s: the bin's mean forecast in an evenly spaced
+    sample of min(2,048, N / 128) rows (where it has none, the chunk's first forecast in the bin).
+    They give the chunk's bin mean, sum of squared deviations and co-moment with the
+    outcome, which the parallel formula of Chan, Golub and LeVeque (1979) merges over the
+    chunks in their order. An event whose sums of w d^2 exceed 16 times its sums of squared
+    deviations (more than 4 bits lost) sends WBV, WBC and the score to a second pass, about
+    the bin means. The score's terms w (f - o)^2 are added plainly within blocks of about
+    1,024 values, the block sums with Neumaier's compensated summation, the chunks' sums
+    rounded once (``math.fsum``). Results do not depend on the number of threads."""
 
 
 @fill_doc(params=_PARAMS_TEMPLATE, decomposition=_DECOMP_NOTES)

@@ -18,7 +18,10 @@ Order of the sums
     :func:`~ordmetrics.metrics.calibration.bin_sums`, bit for bit; with more, they differ in
     the last bits only (a fixed, documented order).
 Uniform bins
-    One pass: the bin of a forecast is :func:`ordmetrics._core.numerics.bin_of_fraction`.
+    One pass (:mod:`~ordmetrics.metrics.calibration.fused_uniform`): the rows are read in
+    blocks of about 1,024 values; the bins of a block's forecasts
+    (:func:`ordmetrics._core.numerics.bin_of_fraction`) are found by a loop on vector
+    instructions, then added to the tables row by row.
 Quantile bins
     No sort of a whole column. A first pass adds, per event, the weight, the number, the
     largest forecast and the sums of w f and w o of the forecasts in M equal buckets of
@@ -50,11 +53,15 @@ Threads
     another thread is in a parallel kernel); the chunks depend on N only, so both give the
     same bits.
 
-The within-bin sums of the decompositions (score, WBV, WBC) are added per chunk in blocks of
-1,024 rows (row order within a block), the block sums with Neumaier's compensated summation,
-the chunks in their order (NumPy adds them pairwise), so they can differ from the previous
-values in the last bits only, and are at least as accurate. The decompositions with one bin
-per distinct value (``n_bins=None``) keep the binning module's sort.
+The decompositions with uniform bins take one pass (:func:`uniform_moments`): per chunk and
+bin, sums of the differences from a shift (the bin's mean in a small sample of the rows),
+turned into the bin's mean, sum of squares and co-moment and merged over the chunks by the
+parallel formula of Chan, Golub and LeVeque, in chunk order; an event whose sums lose more
+than 4 bits to cancellation sends the within-bin sums to a second pass about the bin means.
+That second pass (also that of quantile bins) adds the within-bin sums (score, WBV, WBC) per
+chunk in blocks of 1,024 rows (row order within a block), the block sums with Neumaier's
+compensated summation, the chunks in their order. The decompositions with one bin per
+distinct value (``n_bins=None``) keep the binning module's sort.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from ordmetrics._core.numerics import TIE_TOLERANCE, scale_weights
+from ordmetrics._core.numerics import TIE_TOLERANCE, bin_of_fraction, scale_weights
 from ordmetrics._core.parallel import parallel_slot
 from ordmetrics._core.validation import (
     NAN_POLICIES,
@@ -76,15 +83,18 @@ from ordmetrics._core.validation import (
     sum_tolerance,
 )
 from ordmetrics.metrics.calibration.fused_kernels import (
+    IN_RUN,
+    NEAR_LOWER,
+    NEAR_UPPER,
     _bucket_weights,
     _collect,
     _deviation_sums,
     _quantile_bin_sums,
     _threshold_sums,
     _thresholds,
-    _uniform_sums,
     _weight_range,
 )
+from ordmetrics.metrics.calibration.fused_uniform import _uniform_moments, _uniform_sums
 
 __all__ = [
     "N_BUCKETS",
@@ -94,6 +104,7 @@ __all__ = [
     "event_sums",
     "fast_input",
     "scaled_weights",
+    "uniform_moments",
     "within_bin_sums",
 ]
 
@@ -250,6 +261,7 @@ def _run(kernel: Any, work: int, *args: Any) -> Any:
 def checked_input(P: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> FastInput:
     """The :class:`FastInput` of inputs validated already (``weight`` as given, or None)."""
     w, ws, total = scaled_weights(weight)
+    P = np.ascontiguousarray(P)  # the kernels read the rows as one vector
     inp = FastInput(P, y, w, float(P.shape[0]) if w is None else total, ws)
     inp.checked = True
     return inp
@@ -297,7 +309,8 @@ def event_sums(
     check = not inp.checked
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
-        n_bad = _run(_uniform_sums, P.size, P, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
+        args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
+        n_bad = _run(_uniform_sums, P.size, *args)
         if n_bad or not inp.total > 0:
             return None
         inp.checked = True
@@ -386,6 +399,11 @@ def _quantile_thresholds(
     offsets = np.zeros(e + 1, dtype=np.int64)
     np.cumsum(per_chunk.sum(axis=0), out=offsets[1:])
     chunk_offsets = offsets[None, :-1] + np.cumsum(per_chunk, axis=0) - per_chunk
+    bucket_codes = (
+        np.where(run_of >= 0, IN_RUN, 0)
+        | np.where(edge[:, :-1], NEAR_LOWER, 0)
+        | np.where(edge[:, 1:], NEAR_UPPER, 0)
+    ).astype(np.uint8)
     vals = np.empty(int(offsets[-1]))
     wts = np.empty(int(offsets[-1]))
     obs = np.empty(int(offsets[-1]))
@@ -397,8 +415,7 @@ def _quantile_thresholds(
         w,
         inp.ws,
         code,
-        run_of,
-        edge,
+        bucket_codes,
         np.ascontiguousarray(chunk_offsets),
         vals,
         wts,
@@ -451,3 +468,118 @@ def within_bin_sums(
         out,
     )
     return out
+
+
+#: The within-bin sums of squares of an event (over its chunks and bins) are trusted when its
+#: shifted sums of squares S2 are at most this multiple of them (at most 4 bits lost to the
+#: cancellations S2 - S1^2 / W); otherwise the within-bin sums are added again about the bin
+#: means (:func:`within_bin_sums`).
+MAX_SHIFTED_RATIO = 16.0
+
+
+#: Rows of the sample whose mean forecast per (event, bin) shifts the sums of
+#: :func:`uniform_moments` (at most one in ``_SAMPLE_FRACTION`` of the rows: its temporaries
+#: stay a small fraction of the input).
+SHIFT_SAMPLE = 2048
+_SAMPLE_FRACTION = 128
+
+
+def _sample_means(P: np.ndarray, view: str, n_bins: int) -> np.ndarray:
+    """The mean forecast per (event, uniform bin) of at most ``SHIFT_SAMPLE`` rows evenly spaced
+    (NaN where none falls): shifts close to the bin means, for well-conditioned sums. Any
+    finite shift gives the same sums up to rounding (values not yet checked are clipped)."""
+    n = P.shape[0]
+    rows = max(1, min(SHIFT_SAMPLE, n // _SAMPLE_FRACTION))
+    sample = np.asarray(P[:: max(1, n // rows)], dtype=np.float64)
+    with np.errstate(all="ignore"):  # values not yet checked: inf - inf is no concern here
+        f = sample if view == "classwise" else np.cumsum(sample, axis=1)[:, :-1]
+        f = np.clip(np.nan_to_num(f, nan=0.0), 0.0, 1.0)
+    e = f.shape[1]
+    index = bin_of_fraction(f, n_bins) + n_bins * np.arange(e)
+    count = np.bincount(index.ravel(), minlength=e * n_bins)
+    total = np.bincount(index.ravel(), weights=f.ravel(), minlength=e * n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(count > 0, total / count, np.nan)
+    return means.reshape(e, n_bins)
+
+
+#: What :func:`uniform_moments` returns: weight, mean_f, sum_o, wbv (or None), wbc (or None),
+#: score.
+Moments = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, float]
+
+
+def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
+    """One pass for the decompositions with uniform bins (classwise or cumulative events).
+
+    Returns ``(weight, mean_f, sum_o, wbv, wbc, score)``: per (event, bin) (E, B) the weight,
+    the mean forecast (0 in empty bins), the sum of w o, and the sums of w (f - f_b)^2 and
+    w (o - o_b)(f - f_b); ``wbv``, ``wbc`` are None when an event's sums were ill-conditioned
+    (the caller adds them about the means in a second pass); and the sum of w (f - o)^2 over
+    all rows and events (blocks of rows added plainly, the block sums compensated, the chunks'
+    sums and compensations added by ``math.fsum``). None when the rows are not all valid (as
+    :func:`event_sums`).
+
+    Each chunk of rows adds, in row order per (event, bin), w, w d, w d^2, w o, w o d with
+    d = f - s, s the bin's mean forecast in an evenly spaced sample of at most
+    ``SHIFT_SAMPLE`` rows (where the sample has none, the first forecast the chunk puts in
+    the bin): a shift close to the bin's values and mean; w d and w o d are added in parts
+    of ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's sums. A chunk's bin then has the
+    mean m_c = s_c + S_d / W_c, the sum of squares M_c = S_dd - S_d^2 / W_c and the
+    co-moment C_c = S_od - S_o S_d / W_c, and the chunks combine exactly (Chan, Golub and
+    LeVeque's parallel formula), summed over the chunks in their order:
+    f_b = sum_c W_c m_c / W_b, WBV_b = sum_c M_c + sum_c W_c (m_c - f_b)^2 and
+    WBC_b = sum_c C_c + sum_c W_c (m_c - f_b)(o_c - o_b), the means taken relative to the
+    shift of the bin's first chunk (their differences keep their relative precision). When
+    an event's S_dd exceed ``MAX_SHIFTED_RATIO`` times its M_c (over its chunks and bins),
+    ``wbv`` and ``wbc`` are None. The weights and sums of w o are those of
+    :func:`event_sums`, bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused import fast_input, uniform_moments
+    >>> inp = fast_input([0, 1], [[0.8, 0.2], [0.6, 0.4]], None, None, "raise", False)
+    >>> weight, mean_f, sum_o, wbv, wbc, score = uniform_moments(inp, "classwise", 1)
+    >>> weight.tolist(), mean_f.tolist(), sum_o.tolist()
+    ([[2.0], [2.0]], [[0.7], [0.30000000000000004]], [[1.0], [1.0]])
+    >>> np.round(wbv[:, 0], 12).tolist(), np.round(wbc[:, 0], 12).tolist()
+    ([0.02, 0.02], [0.1, 0.1])
+    """
+    P = inp.P
+    n, k = P.shape
+    e = _n_events(view, k)
+    moms = np.zeros((n_chunks(n), e, n_bins, 7))
+    tol = sum_tolerance(P.dtype, k)
+    tol_b = TIE_TOLERANCE * n_bins
+    args = (P.reshape(-1), k, inp.y, inp.w, inp.ws, VIEW_CODES[view], n_bins, tol, tol_b)
+    scores = np.zeros((moms.shape[0], 2))
+    shifts = _sample_means(P, view, n_bins)
+    n_bad = _run(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
+    if n_bad or not inp.total > 0:
+        return None
+    inp.checked = True
+    w_c, s_d, s_dd, _, s_o, s_od, shift = np.moveaxis(moms, -1, 0)
+    filled_c = w_c > 0
+    safe_c = np.where(filled_c, w_c, 1.0)
+    # the chunk means from the shift r of the first chunk holding weight (small differences,
+    # kept to their relative precision; s_c - r is exact where the two are within a factor 2)
+    first = np.argmax(filled_c, axis=0)
+    ref = np.take_along_axis(shift, first[None], axis=0)[0]
+    m_c = np.where(filled_c, (shift - ref) + s_d / safe_c, 0.0)
+    o_c = s_o / safe_c
+    sq_c = s_dd - s_d * s_d / safe_c
+    co_c = s_od - s_o * s_d / safe_c
+    weight = _add_tables(w_c)
+    sum_o = _add_tables(s_o)
+    score = math.fsum(scores.ravel())  # the chunks' sums and compensations, rounded once
+    filled = weight > 0
+    safe = np.where(filled, weight, 1.0)
+    m = _add_tables(w_c * m_c) / safe  # the bin mean minus r
+    mean_f = np.where(filled, ref + m, 0.0)
+    if not np.all(sq_c.sum(axis=(0, 2)) * MAX_SHIFTED_RATIO >= s_dd.sum(axis=(0, 2))):
+        return weight, mean_f, sum_o, None, None, score
+    mean_o = sum_o / safe
+    dev = np.where(filled_c, m_c - m, 0.0)
+    wbv = _add_tables(sq_c) + _add_tables(w_c * dev * dev)
+    wbc = _add_tables(co_c) + _add_tables(w_c * dev * (o_c - mean_o))
+    return weight, mean_f, sum_o, wbv, wbc, score

@@ -33,9 +33,9 @@ def _row_events(P, i, K, view, yi, f, o):
             lo = min(lo, v)
             hi = max(hi, v)
             t += v
-            if v > best:
-                best = v
-                arg = k
+            gt = v > best
+            arg = k if gt else arg
+            best = v if gt else best
         f[0] = best
         o[0] = 1.0 if arg == yi else 0.0
     elif view == 1:  # classwise: p_k for y = k
@@ -62,16 +62,17 @@ def _row_events(P, i, K, view, yi, f, o):
 def _uniform_bin(v, n_bins, tol_b):
     """:func:`ordmetrics._core.numerics.bin_of_fraction` of one value (``tol_b`` = 1e-12 B).
 
-    For x = v B >= 0, ``int(x)`` is floor(x) and ``int(x) + 1`` is ceil(x) unless x is a
-    whole number (then x itself, which the test leaves in place since 1 > ``tol_b``).
+    For x = v B in [0, B] (NaN and x <= 0 give 0, x > B is B), ``int(x)`` is floor(x), and
+    ``int(x) + 1`` is ceil(x) unless x is a whole number (then x itself, which the test
+    leaves in place since 1 > ``tol_b``). Written without branches (selects only).
     """
-    x = v * n_bins
-    if not x > 0.0:
-        return 0
-    b = int(x) if x < n_bins else n_bins
-    if (b + 1.0) - x <= tol_b:
-        b += 1
-    return min(b, n_bins - 1)
+    fb = np.float64(n_bins)
+    x = v * fb
+    x = x if x > 0.0 else 0.0
+    x = x if x < fb else fb
+    b = np.int64(x)
+    b += np.int64((np.float64(b) + 1.0) - x <= tol_b)
+    return b if b < n_bins else n_bins - 1
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -132,82 +133,13 @@ def _chunk(N, c, n_chunks):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def _add(sums, c, e, b, wi, fe, oe):
-    sums[c, e, b, 0] += wi
-    sums[c, e, b, 1] += wi * fe
-    sums[c, e, b, 2] += wi * oe
-
-
-@njit(parallel=True, **JIT_OPTIONS)
-def _uniform_sums(P, y, w, ws, view, n_bins, tol, tol_b, check, sums):
-    """Validate every row and add w, w f, w o per (event, uniform bin).
-
-    ``sums`` (C, E, B, 3): chunk c of the rows adds into ``sums[c]`` in row order; the
-    caller adds the C tables up in their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows:
-    the sums of ``np.bincount``, bit for bit). The events of a row are binned and added as
-    its values are read; when a row turns out invalid, the sums are discarded (the caller
-    validates the slow way). Returns the number of invalid rows (``check`` False: rows are
-    not checked).
-    """
-    N, K = P.shape
-    C = sums.shape[0]
-    bad = np.zeros(C, dtype=np.int64)
-    for c in prange(C):
-        start, stop = _chunk(N, c, C)
-        n_bad = 0
-        for i in range(start, stop):
-            yi = y[i]
-            wi = 1.0
-            if w is not None:
-                wi = w[i] * ws
-            t = 0.0
-            lo = 1.0
-            hi = 0.0
-            if view == 0:  # top label: the confidence, and whether the argmax is y
-                best = np.float64(P[i, 0])
-                arg = 0
-                for k in range(K):
-                    v = np.float64(P[i, k])
-                    lo = min(lo, v)
-                    hi = max(hi, v)
-                    t += v
-                    if v > best:
-                        best = v
-                        arg = k
-                b = _uniform_bin(best, n_bins, tol_b)
-                _add(sums, c, 0, b, wi, best, 1.0 if arg == yi else 0.0)
-            elif view == 1:  # classwise: p_k for y = k
-                for k in range(K):
-                    v = np.float64(P[i, k])
-                    lo = min(lo, v)
-                    hi = max(hi, v)
-                    t += v
-                    b = _uniform_bin(v, n_bins, tol_b)
-                    _add(sums, c, k, b, wi, v, 1.0 if yi == k else 0.0)
-            else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum) for y <= k
-                for k in range(K):
-                    v = np.float64(P[i, k])
-                    lo = min(lo, v)
-                    hi = max(hi, v)
-                    t += v
-                    if k < K - 1:
-                        b = _uniform_bin(t, n_bins, tol_b)
-                        _add(sums, c, k, b, wi, t, 1.0 if yi <= k else 0.0)
-            if check and not _row_ok(t, lo, hi, yi, K, wi, tol):
-                n_bad += 1
-        bad[c] = n_bad
-    return bad.sum()
-
-
-@njit(inline="always", **JIT_OPTIONS)
 def _hist_add(hist, c, e, M, wi, fe, event):
     m = _bucket(fe, M)
     hist[c, e, m, 0] += wi
     hist[c, e, m, 1] += 1.0
     hist[c, e, m, 2] = max(hist[c, e, m, 2], fe)
     hist[c, e, m, 3] += wi * fe
-    if event:
-        hist[c, e, m, 4] += wi
+    hist[c, e, m, 4] += wi if event else 0.0  # a select, not a branch (+0.0: no change)
 
 
 @njit(parallel=True, **JIT_OPTIONS)
@@ -240,9 +172,9 @@ def _bucket_weights(P, y, w, ws, view, tol, check, hist):
                     lo = min(lo, v)
                     hi = max(hi, v)
                     t += v
-                    if v > best:
-                        best = v
-                        arg = k
+                    gt = v > best
+                    arg = k if gt else arg
+                    best = v if gt else best
                 if add:
                     _hist_add(hist, c, 0, M, wi, best, arg == yi)
             elif view == 1:  # classwise: p_k for y = k
@@ -267,19 +199,28 @@ def _bucket_weights(P, y, w, ws, view, tol, check, hist):
     return bad.sum()
 
 
+#: The bits of the bucket codes of :func:`_collect`: the bucket lies in a run; its lower edge,
+#: its upper edge is the edge of a run.
+IN_RUN = 1
+NEAR_LOWER = 2
+NEAR_UPPER = 4
+
+
 @njit(parallel=True, **JIT_OPTIONS)
-def _collect(P, y, w, ws, view, run_of, near, offsets, vals, wts, obs):
+def _collect(P, y, w, ws, view, code, offsets, vals, wts, obs):
     """The forecasts, weights and outcomes, in row order, of the rows of positive weight in
-    the buckets of a run (``run_of[e, m] >= 0``), event after event: chunk c of the rows
+    the buckets of a run (``code[e, m] & IN_RUN``), event after event: chunk c of the rows
     writes the rows of event e from ``offsets[c, e]`` on.
 
     Returns False when a forecast lies within twice the tie tolerance of the edge of a run
-    (``near[e, m]``: bucket edge m / M is one), where a tie group could cross the edge.
+    (``NEAR_LOWER``, ``NEAR_UPPER``: the bucket's edge m / M or (m + 1) / M is one), where a
+    tie group could cross the edge. ``code`` (E, M) holds one byte per bucket: most are 0,
+    one look-up and a well-predicted branch per forecast.
     """
     N, K = P.shape
     C = offsets.shape[0]
-    E = run_of.shape[0]
-    M = run_of.shape[1]
+    E = code.shape[0]
+    M = code.shape[1]
     inv = 1.0 / M
     margin = 2.0 * 1e-12
     clear = np.ones(C, dtype=np.bool_)
@@ -298,11 +239,14 @@ def _collect(P, y, w, ws, view, run_of, near, offsets, vals, wts, obs):
             for e in range(E):
                 fe = f[e]
                 m = _bucket(fe, M)
-                if near[e, m] and abs(fe - m * inv) < margin:
+                cd = code[e, m]
+                if cd == 0:
+                    continue
+                if (cd & NEAR_LOWER) and abs(fe - m * inv) < margin:
                     clear[c] = False
-                if near[e, m + 1] and abs((m + 1) * inv - fe) < margin:
+                if (cd & NEAR_UPPER) and abs((m + 1) * inv - fe) < margin:
                     clear[c] = False
-                if run_of[e, m] >= 0:
+                if cd & IN_RUN:
                     p = pos[e]
                     vals[p] = fe
                     wts[p] = wi

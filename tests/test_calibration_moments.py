@@ -1,0 +1,232 @@
+"""The one-pass decompositions with uniform bins (shifted per-bin sums, chunks merged by the
+parallel formula) against exact rational arithmetic, on ordinary and hostile inputs, over
+several chunks of rows; and the second pass taken when an event's sums are ill-conditioned."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ordmetrics._core.numerics import bin_of_fraction
+from ordmetrics.metrics.calibration import brier_decomposition, rps_decomposition
+from ordmetrics.metrics.calibration import decomposition as CD
+from ordmetrics.metrics.calibration import fused as CF
+
+#: Every double times 2^SCALE is an integer (the smallest subnormal is 2^-1074).
+SCALE = 1100
+
+
+def _ints(x: np.ndarray) -> list[int]:
+    """The values of ``x`` times 2^SCALE, exactly, as Python integers."""
+    out = []
+    for v in x.tolist():
+        num, den = float(v).as_integer_ratio()
+        out.append(num * ((1 << SCALE) // den))
+    return out
+
+
+def exact_decomposition(rule, y, P, w, n_bins):
+    """(score, REL, RES, UNC, WBV, WBC) in exact rational arithmetic, then rounded once.
+
+    The forecasts are those the library forms (F_k added in the order of np.cumsum) and the
+    bins those of bin_of_fraction; every sum over rows is exact."""
+    n, k = P.shape
+    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+    view_f = P if rule == "brier" else np.cumsum(P, axis=1)[:, :-1]
+    wi = _ints(w)
+    one = 1 << SCALE
+    total = sum(wi)  # scale 2^S
+    parts = [Fraction(0)] * 6
+    for e in range(view_f.shape[1]):
+        f = view_f[:, e]
+        o = (y == e) if rule == "brier" else (y <= e)
+        bins = bin_of_fraction(f, n_bins)
+        fi = _ints(f)
+        s_w = [0] * n_bins  # scale 2^S
+        s_f = [0] * n_bins  # 2^2S
+        s_ff = [0] * n_bins  # 2^3S
+        s_o = [0] * n_bins  # 2^S
+        s_fo = [0] * n_bins  # 2^2S
+        for i, b in enumerate(bins.tolist()):
+            wf = wi[i] * fi[i]
+            s_w[b] += wi[i]
+            s_f[b] += wf
+            s_ff[b] += wf * fi[i]
+            if o[i]:
+                s_o[b] += wi[i]
+                s_fo[b] += wf
+        big_w = Fraction(total, one)
+        base = Fraction(sum(s_o), one) / big_w
+        score = rel = res = wbv = wbc = Fraction(0)
+        for b in range(n_bins):
+            if s_w[b] == 0:
+                continue
+            wb = Fraction(s_w[b], one)
+            sf = Fraction(s_f[b], one * one)
+            sff = Fraction(s_ff[b], one**3)
+            so = Fraction(s_o[b], one)
+            sfo = Fraction(s_fo[b], one * one)
+            fb, ob = sf / wb, so / wb
+            score += sff - 2 * sfo + so
+            rel += wb * (fb - ob) ** 2
+            res += wb * (ob - base) ** 2
+            wbv += sff - sf * sf / wb
+            wbc += 2 * (sfo - sf * so / wb)
+        values = [score / big_w, rel / big_w, res / big_w, base * (1 - base), wbv / big_w]
+        values.append(wbc / big_w)
+        parts = [a + b for a, b in zip(parts, values, strict=True)]
+    if rule == "rps":
+        parts = [p / (k - 1) for p in parts]
+    return [float(p) for p in parts]
+
+
+FUNCS = {"brier": brier_decomposition, "rps": rps_decomposition}
+
+#: Rows: three chunks of the kernels, the last one short.
+N_ROWS = 3 * 16_384 + 77
+
+
+def _check(rule, y, P, w, n_bins, rtol=1e-12, atol=1e-16):
+    got = dataclasses.astuple(FUNCS[rule](y, P, n_bins=n_bins, sample_weight=w))
+    want = exact_decomposition(rule, y, P, w, n_bins)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_pass_decomposition_matches_exact_arithmetic(rng, rule, weighted):
+    assert CF.n_chunks(N_ROWS) == 3
+    P = rng.dirichlet(np.ones(3), size=N_ROWS)
+    y = rng.integers(0, 3, N_ROWS)
+    w = rng.uniform(0.0, 3.0, N_ROWS) * (rng.random(N_ROWS) > 0.1) if weighted else None
+    for n_bins in (1, 7, 15):
+        _check(rule, y, P, w, n_bins)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
+def test_tiny_within_bin_spread_keeps_its_relative_accuracy(rng, rule):
+    """Forecasts 1e-10 apart around off-centre values: the within-bin variance is ~1e-21 of
+    the bin's offset from its centre, and is still found to 1e-12 relative."""
+    centres = np.array([[0.33, 0.25, 0.42], [0.55, 0.13, 0.32]])
+    P = centres[rng.integers(0, 2, N_ROWS)].copy()
+    P[:, 0] += rng.uniform(-1e-10, 1e-10, N_ROWS)
+    P[:, 2] = 1.0 - P[:, 0] - P[:, 1]
+    y = rng.integers(0, 3, N_ROWS)
+    d = FUNCS[rule](y, P, n_bins=5)
+    assert 0 < d.within_bin_variance < 1e-19
+    want = exact_decomposition(rule, y, P, None, 5)
+    np.testing.assert_allclose(dataclasses.astuple(d), want, rtol=1e-12, atol=0.0)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
+def test_weights_over_many_orders_of_magnitude(rng, rule):
+    P = rng.dirichlet(np.full(3, 0.7), size=N_ROWS)
+    y = rng.integers(0, 3, N_ROWS)
+    w = 10.0 ** rng.uniform(-150, 150, N_ROWS)
+    _check(rule, y, P, w, 10)
+    _check(rule, y, P, w * 1e-150, 10)
+
+
+def test_ill_conditioned_sums_take_the_second_pass(rng, monkeypatch):
+    """The rows of the shift sample unlike the others of their bin: the shifted sums of squares
+    are far above the sums of squared deviations, so the within-bin sums are added again
+    about the bin means."""
+    P = np.tile([0.2, 0.3, 0.5], (N_ROWS, 1))
+    P[:, 0] += rng.uniform(-1e-12, 1e-12, N_ROWS)
+    P[:: max(1, N_ROWS // min(CF.SHIFT_SAMPLE, N_ROWS // CF._SAMPLE_FRACTION))] = [
+        0.3,
+        0.3,
+        0.4,
+    ]  # the sampled rows
+    P[:, 2] = 1.0 - P[:, 0] - P[:, 1]
+    y = rng.integers(0, 3, N_ROWS)
+    calls = []
+    real = CD.within_bin_sums
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(CD, "within_bin_sums", spy)
+    for rule in ("brier", "rps"):
+        _check(rule, y, P, None, 1, atol=0.0)
+    assert calls == ["classwise", "cumulative"]
+    calls.clear()
+    _check("brier", y, rng.dirichlet(np.ones(3), size=N_ROWS), None, 10)
+    assert calls == []  # well-conditioned: one pass
+
+
+def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng):
+    numba = pytest.importorskip("numba")
+    P = rng.dirichlet(np.ones(5), size=70_000)
+    y = rng.integers(0, 5, P.shape[0])
+    w = rng.uniform(0.5, 2.0, P.shape[0])
+
+    def values():
+        out = []
+        for func in FUNCS.values():
+            for weight in (None, w):
+                out.extend(dataclasses.astuple(func(y, P, n_bins=15, sample_weight=weight)))
+        return out
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = values()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = values()
+    finally:
+        numba.set_num_threads(before)
+    assert one == two
+
+
+def test_one_pass_weights_and_event_sums_are_those_of_the_bin_sums(rng):
+    """The bin weights and sums of w o of the one pass are those of event_sums, bit for bit."""
+    P = rng.dirichlet(np.ones(4), size=N_ROWS)
+    y = rng.integers(0, 4, N_ROWS)
+    w = rng.uniform(0.0, 2.0, N_ROWS)
+    for view in ("classwise", "cumulative"):
+        inp = CF.fast_input(y, P, None, w, "raise", False)
+        found = CF.uniform_moments(inp, view, 12)
+        assert found is not None
+        inp2 = CF.fast_input(y, P, None, w, "raise", False)
+        sums = CF.event_sums(inp2, view, 12, "uniform")
+        assert sums is not None
+        assert np.array_equal(found[0], sums[0][..., 0])
+        assert np.array_equal(found[2], sums[0][..., 2])
+        np.testing.assert_allclose(found[1], sums[0][..., 1] / sums[0][..., 0], rtol=1e-14)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
+def test_bins_without_a_sampled_row_shift_by_their_first_forecast(rng, rule):
+    P = rng.dirichlet(np.ones(3), size=N_ROWS)
+    P[:: max(1, N_ROWS // min(CF.SHIFT_SAMPLE, N_ROWS // CF._SAMPLE_FRACTION))] = [
+        0.55,
+        0.3,
+        0.15,
+    ]  # the sample: one bin each
+    y = rng.integers(0, 3, N_ROWS)
+    w = rng.uniform(0.0, 2.0, N_ROWS)
+    shifts = CF._sample_means(P, "classwise" if rule == "brier" else "cumulative", 10)
+    assert np.isnan(shifts).sum() >= 2 * 9
+    _check(rule, y, P, w, 10)
+
+
+def test_rows_longer_than_a_block(rng):
+    """K above the block of values (one row per block), float32 input read as float64."""
+    from ordmetrics.metrics.calibration import classwise_ece, cumulative_ece, ece
+    from ordmetrics.metrics.calibration.fused_uniform import BLOCK
+
+    k = BLOCK + 77
+    P = rng.dirichlet(np.full(k, 0.05), size=40)
+    y = rng.integers(0, k, 40)
+    w = rng.uniform(0.0, 2.0, 40)
+    for rule in ("brier", "rps"):
+        _check(rule, y, P, w, 6)
+    P32 = P.astype(np.float32)  # the row sums stay within the float32 tolerance
+    for func in (ece, classwise_ece, cumulative_ece):
+        got = func(y, P32, n_bins=6, sample_weight=w)
+        assert got == func(y, P32.astype(np.float64), n_bins=6, sample_weight=w)
