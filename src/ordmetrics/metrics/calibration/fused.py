@@ -423,7 +423,16 @@ def _quantile_thresholds(
     ):
         return None
     T = np.full((e, max(n_bins - 1, 1)), np.inf)
-    _thresholds(vals, wts, offsets, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T)
+    # each event's collected rows in the order of their forecasts (stable: the weights of a
+    # tie group are added in row order); sorted here, not in the kernel (numba's merge sort
+    # costs seconds of compilation on first use)
+    order = np.empty(vals.size, dtype=np.int64)
+    for j in range(e):  # loop over events, not rows
+        a, z = int(offsets[j]), int(offsets[j + 1])
+        order[a:z] = np.argsort(vals[a:z], kind="stable")
+    _thresholds(
+        vals, wts, offsets, order, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
+    )
     T = np.ascontiguousarray(T[:, : n_bins - 1])
     # no threshold lies in a bucket outside the runs: every value there has the bin of the
     # bucket's lower edge

@@ -256,9 +256,12 @@ def _collect(P, y, w, ws, view, code, offsets, vals, wts, obs):
 
 
 @njit(**JIT_OPTIONS)
-def _thresholds(vals, wts, offsets, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T):
+def _thresholds(
+    vals, wts, offsets, orders, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
+):
     """T[e, j - 1], j = 1..B-1: the largest forecast of the bins below j (inf: no row reaches
-    bin j), from the sorted rows of the runs (the tie groups and bins of the binning module)."""
+    bin j), from the sorted rows of the runs (the tie groups and bins of the binning module);
+    ``orders[offsets[e]:offsets[e + 1]]``: the stable order of event e's rows by forecast."""
     E = run_of.shape[0]
     M = run_of.shape[1]
     for e in range(E):
@@ -266,7 +269,7 @@ def _thresholds(vals, wts, offsets, run_of, below_w, below_top, below_n, total, 
         z = offsets[e + 1]
         v = vals[a:z]
         ww = wts[a:z]
-        order = np.argsort(v, kind="mergesort")  # stable: group weights added in row order
+        order = orders[a:z]  # stable: group weights added in row order
         n = z - a
         i = 0
         prev_run = -1
