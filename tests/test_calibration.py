@@ -1138,3 +1138,30 @@ def test_the_kernels_scale_the_weights_without_a_copy(rng):
             a = func(y, P, strategy=strategy, sample_weight=w)
             assert a == func(y, P, strategy=strategy, sample_weight=w * 2.0**-700)
             assert a == func(y, P, strategy=strategy, sample_weight=scale_weights(w)[0])
+
+
+@pytest.mark.parametrize("kind", ["continuous", "rounded", "near_ties"])
+def test_quantile_kernels_beyond_the_chunk_size_give_the_values_of_the_sorted_path(
+    rng, kind, monkeypatch
+):
+    """70,001 rows (several chunks, a short last one), tie groups within the tolerance and
+    weights with ties: the thresholds from the stably sorted buckets give the sorted path's
+    values."""
+    from ordmetrics.metrics.calibration import fused as CF
+
+    calls = []
+    thresholds = CF._thresholds
+
+    def counted(*args):
+        calls.append(1)
+        return thresholds(*args)
+
+    monkeypatch.setattr(CF, "_thresholds", counted)
+    funcs = {"top_label": ece, "classwise": classwise_ece, "cumulative": cumulative_ece}
+    y, P = _kernel_data(rng, kind, 70_001, 4)
+    for w in (None, rng.integers(0, 4, y.size) * 0.5):
+        for view, func in funcs.items():
+            ref = _sorted_path_ece(view, y, P, w, 15, "quantile")
+            got = func(y, P, n_bins=15, strategy="quantile", sample_weight=w)
+            assert got == pytest.approx(ref, rel=1e-13, abs=1e-15), (view, kind, w is None)
+    assert calls  # the kernels' path, not only the sorted one
