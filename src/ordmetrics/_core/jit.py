@@ -40,6 +40,7 @@ __all__ = [
     "njit",
     "num_threads",
     "prange",
+    "prefetch_intrinsic",
     "set_compile_hook",
     "threading_layer",
     "threads_started",
@@ -115,6 +116,54 @@ def _listen() -> None:
             pass
 
     event.register("numba:compile", _CompileListener())
+
+
+_PREFETCH: list[Any] = []
+
+
+def prefetch_intrinsic() -> Any:
+    """A numba intrinsic ``prefetch(arr, offset)``: ask for the cache line ``offset`` bytes
+    into ``arr``'s data, into the level-2 cache (LLVM's ``llvm.prefetch``; a hint only,
+    nothing is read or written). Built once per process; for kernels that stream tiles of a
+    large array and would otherwise wait on memory.
+    """
+    if _PREFETCH:
+        return _PREFETCH[0]
+    with _LOCK:
+        if _PREFETCH:
+            return _PREFETCH[0]
+        from llvmlite import ir  # type: ignore[import-untyped]
+        from numba.core import cgutils, types
+        from numba.extending import intrinsic
+
+        @intrinsic
+        def prefetch_l2(typingctx: Any, arr: Any, offset: Any) -> Any:
+            if not isinstance(arr, types.Array) or not isinstance(offset, types.Integer):
+                return None
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                ary = context.make_array(signature.args[0])(context, builder, args[0])
+                i32, i64 = ir.IntType(32), ir.IntType(64)
+                off = args[1]
+                if off.type.width < 64:
+                    off = builder.sext(off, i64)
+                ptr_type = ary.data.type
+                addr = builder.add(builder.ptrtoint(ary.data, i64), off)
+                ptr = builder.inttoptr(addr, ptr_type)
+                opaque = getattr(ptr_type, "is_opaque", False)
+                name = "llvm.prefetch.p0" if opaque else "llvm.prefetch.p0i8"
+                if not opaque:
+                    ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+                fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+                fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+                # read, locality 2 (the level-2 cache), data
+                builder.call(fn, [ptr, i32(0), i32(2), i32(1)])
+                return context.get_dummy_value()
+
+            return types.void(arr, offset), codegen
+
+        _PREFETCH.append(prefetch_l2)
+    return _PREFETCH[0]
 
 
 def _compile(py_func: Callable[..., Any], options: dict[str, Any]) -> Any:

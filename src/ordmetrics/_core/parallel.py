@@ -11,7 +11,8 @@ give the same bits as running them in order:
   many as numba's thread count (``numba.set_num_threads``);
 * the decision and calibration kernels are numba ``parallel=True`` kernels (blocks in
   ``prange``) with a serial twin (the same code compiled without ``parallel``,
-  :attr:`ordmetrics._core.jit.LazyKernel.serial`).
+  :attr:`ordmetrics._core.jit.LazyKernel.serial`), except ``decide`` with a general cost
+  matrix, whose small inputs call the compiled work of one block directly.
 
 :func:`parallel_slot` decides, per call, whether the blocks may run in parallel. They run in
 order

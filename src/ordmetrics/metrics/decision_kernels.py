@@ -4,7 +4,8 @@ Each kernel writes the decision of every row and screens the values in the same 
 rows run in fixed blocks in parallel (numba ``prange``), each row's decision computed from
 that row alone, so no decision depends on the number of threads (the serial twin of a kernel,
 :attr:`ordmetrics._core.jit.LazyKernel.serial`, gives the same). See docs/definitions.md,
-section 2, for the rules.
+section 2, for the rules. ``min_cost`` with a general cost matrix has a module of its own,
+:mod:`ordmetrics.metrics.decision_matrix`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ordmetrics._core.jit import njit, prange
+from ordmetrics.metrics.decision_matrix import general_row
 
 __all__ = [
     "COST_ABSOLUTE",
@@ -244,62 +246,16 @@ def _cost_max(C):
 
 
 @njit(inline="always", **_inline)
-def _general_row(P, C, i, k, cost, slack):
-    """The K x K expected costs of row i, each added in class order; the lowest class within
-    ``slack`` of the least. Returns (sum, min, max, decision).
-
-    Four classes j at a time, the four products added to cost[m] one after the other (the
-    order of one class at a time, with one load and store of cost[m] instead of four).
-    """
-    x = np.float64(P[i, 0])
-    s = x
-    mn = x
-    mx = x
-    for m in range(k):
-        cost[m] = x * C[0, m]
-    j = 1
-    while j + 4 <= k:
-        x0 = np.float64(P[i, j])
-        x1 = np.float64(P[i, j + 1])
-        x2 = np.float64(P[i, j + 2])
-        x3 = np.float64(P[i, j + 3])
-        s = (((s + x0) + x1) + x2) + x3
-        mn = min(mn, min(min(x0, x1), min(x2, x3)))
-        mx = max(mx, max(max(x0, x1), max(x2, x3)))
-        for m in range(k):
-            c = cost[m] + x0 * C[j, m]
-            c = c + x1 * C[j + 1, m]
-            c = c + x2 * C[j + 2, m]
-            cost[m] = c + x3 * C[j + 3, m]
-        j += 4
-    for jj in range(j, k):  # the last K - 1 mod 4 classes
-        x = np.float64(P[i, jj])
-        s += x
-        mn = min(mn, x)
-        mx = max(mx, x)
-        for m in range(k):
-            cost[m] += x * C[jj, m]
-    low = cost[0]
-    for m in range(1, k):
-        v = cost[m]
-        low = v if v < low else low
-    limit = low + slack
-    idx = k - 1
-    for m in range(k - 2, -1, -1):  # the lowest class within the tolerance wins
-        idx = m if cost[m] <= limit else idx
-    return s, mn, mx, idx
-
-
-@njit(inline="always", **_inline)
 def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
     """Rows start..stop of a structured ``kind`` (a constant here): argmin_m sum_j p_j C[j, m],
     the lowest class within ``slack`` of the least cost.
 
     The decision is that of the expected costs of every class, each added in class order
-    (the K x K products of :func:`_general_row`). An O(K) pass (``_absolute_row``,
-    ``_squared_row``, ``_zero_one_row``) finds the class of least expected cost and a lower
-    bound ``margin`` on the gap to every other class (absolute and squared costs are convex
-    in the class: the gaps to the two neighbours; zero-one: the two largest p_j). ``delta``
+    (the K x K products of :func:`~ordmetrics.metrics.decision_matrix.general_row`). An
+    O(K) pass (``_absolute_row``, ``_squared_row``, ``_zero_one_row``) finds the class of
+    least expected cost and a lower bound ``margin`` on the gap to every other class
+    (absolute and squared costs are convex in the class: the gaps to the two neighbours;
+    zero-one: the two largest p_j). ``delta``
     = 32 K eps max(cmax, 1) max(s, 1) bounds the rounding of both that pass and the K x K
     sums (with a margin of 3 or more): when ``margin > slack + 2 delta``, every other class
     has a K x K expected cost above the least one plus ``slack``, so the K x K decision is
@@ -332,7 +288,7 @@ def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
         cost = np.empty(k)
         for i in range(start, stop):
             if out[i] < 0:
-                out[i] = _general_row(P, C, i, k, cost, slack)[3]
+                out[i] = general_row(P, C, i, k, cost, slack)[3]
     return bad == 0 and mn >= 0.0 and mx <= 1.0
 
 
@@ -369,36 +325,13 @@ def _zero_one_rows(P, C, out, slack, lo, hi):
     return _structured_rows(P, C, out, slack, lo, hi, _ZERO_ONE)
 
 
-@njit(**_opts)
-def _general_rows(P, C, out, slack, lo, hi):
-    """A general cost matrix: the K x K expected costs of every row (:func:`_general_row`)."""
-    n, k = P.shape
-    nb = (n + _BLOCK - 1) // _BLOCK
-    good = np.empty(nb, dtype=np.bool_)
-    for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        mn = np.inf
-        mx = -np.inf
-        bad = 0
-        cost = np.empty(k)
-        for i in range(start, stop):
-            s, rmn, rmx, idx = _general_row(P, C, i, k, cost, slack)
-            mn = min(mn, rmn)
-            mx = max(mx, rmx)
-            bad |= not ((s >= lo) & (s <= hi))
-            out[i] = idx
-        good[b] = bad == 0 and mn >= 0.0 and mx <= 1.0
-    return good.all()
-
-
-#: The lazy kernels by rule (``min_cost`` by cost structure), kept here: on its first call a
+#: The lazy kernels by rule (``min_cost`` by cost structure; a general matrix:
+#: :func:`ordmetrics.metrics.decision_matrix.decide_general`), kept here: on its first call a
 #: kernel's module name is rebound to the numba dispatcher, which has no serial twin.
 KERNELS = {
     "argmax": _argmax_rows,
     "median": _median_rows,
     "expected": _expected_rows,
-    ("min_cost", COST_GENERAL): _general_rows,
     ("min_cost", COST_ABSOLUTE): _absolute_rows,
     ("min_cost", COST_SQUARED): _squared_rows,
     ("min_cost", COST_ZERO_ONE): _zero_one_rows,

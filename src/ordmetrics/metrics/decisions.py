@@ -44,6 +44,7 @@ from ordmetrics.metrics.decision_kernels import (
     KERNELS,
     SCREEN_FRACTION,
 )
+from ordmetrics.metrics.decision_matrix import decide_general
 
 __all__ = ["decide"]
 
@@ -347,8 +348,11 @@ def decide(
         else:
             assert C is not None
             slack = tol * float(C.max())
-            kernel = _kernel(("min_cost", _cost_kind(C)), parallel)
-            ok = kernel(P, C, idx, slack, lo, hi)
+            kind = _cost_kind(C)
+            if kind == COST_GENERAL:
+                ok = decide_general(P, C, idx, slack, lo, hi, parallel)
+            else:
+                ok = _kernel(("min_cost", kind), parallel)(P, C, idx, slack, lo, hi)
     if not ok:
         _check_proba(P)  # raises for invalid values
     if lab is None:
