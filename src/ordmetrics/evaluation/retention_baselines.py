@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ordmetrics._core.parallel import parallel_slot, run_chunks
 from ordmetrics.evaluation.retention_kappa import kappa_draws, kappa_draws_background
 from ordmetrics.evaluation.retention_sampler import (
     hypergeometric_counts,
@@ -22,8 +23,12 @@ from ordmetrics.evaluation.retention_sampler import (
 #: its log-factorial differences lose too many digits (the limit of NumPy's sampler too).
 _HYPERGEOMETRIC_LIMIT = 10**9
 
-#: Counts of the random draws evaluated at once (bounds the memory of the random baseline).
+#: Counts of the random draws whose values are summed together (the order of the sum).
 _CHUNK_ELEMENTS = 1 << 21
+
+#: Counts of the random draws drawn and evaluated at once (bounds the memory of the random
+#: baseline; small enough to stay in the processor's cache while evaluated).
+_PIECE_ELEMENTS = 1 << 18
 
 
 def _integer_units(weight: np.ndarray) -> bool:
@@ -163,11 +168,13 @@ def _random_counts_rows(
 class RandomDraws:
     """The draws of the random-removal baseline, started before the curve is computed.
 
-    The random counts are drawn and evaluated a chunk of draws at a time, so the memory does
-    not grow with ``n_random``: a chunk holds at most ``_CHUNK_ELEMENTS`` counts (M K^2 per
-    draw; one draw when that alone is larger), and a row ordering is drawn and counted in
-    O(N) memory per thread. Every draw has its own random stream (draw d of one seed taken
-    from ``rng``), so the chunks change only the order of the final sum. With integer
+    The random counts are drawn and evaluated a piece of draws at a time, pieces on several
+    threads, so the memory does not grow with ``n_random``: a piece holds at most
+    ``_PIECE_ELEMENTS`` counts (M K^2 per draw; one draw when that alone is larger), and a row
+    ordering is drawn and counted in O(N) memory per thread. Every draw has its own random
+    stream (draw d of one seed taken from ``rng``) and each value depends on its draw only,
+    so pieces and threads change nothing; the values are summed by chunks of
+    ``_CHUNK_ELEMENTS`` counts, in order (the order of the final sum). With integer
     weights the first chunk is drawn in a background thread from the start, while the
     caller computes the curve; :meth:`mean` waits for it (for kappa with integer weights,
     every draw is evaluated as drawn, :mod:`ordmetrics.evaluation.retention_kappa`). With
@@ -243,19 +250,49 @@ class RandomDraws:
             self.tol,
         )
 
+    def _values(self, evaluate: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """The metric of every draw (rows) at every target (columns).
+
+        Drawn and evaluated a few draws at a time (at most :data:`_PIECE_ELEMENTS` counts,
+        still in the processor's cache when evaluated), the pieces on several threads (the
+        samplers and NumPy release the GIL): each value depends only on its draw, so the
+        pieces and the threads change nothing.
+        """
+        k, m, n = self.k, self.targets.size, self.n_random
+        if self.kappa is not None:  # kappa of each draw and target, drawn by chunks
+            return np.concatenate(
+                [self._draw(s, min(self.chunk, n - s)) for s in range(0, n, self.chunk)]
+            )
+        out = np.empty((n, m))
+        done = 0
+        if self.pending is not None:  # the first chunk, drawn in the background
+            out[: self.chunk] = evaluate(self._draw(0, self.chunk).reshape(-1, k, k)).reshape(
+                self.chunk, m
+            )
+            done = self.chunk
+        piece = max(1, _PIECE_ELEMENTS // (m * k * k))
+        starts = range(done, n, piece)
+
+        def work(c: int) -> None:
+            lo = starts[c]
+            hi = min(lo + piece, n)
+            rand = self._draw(lo, hi - lo)
+            out[lo:hi] = evaluate(rand.reshape(-1, k, k)).reshape(hi - lo, m)
+
+        with parallel_slot((n - done) * m * k * k) as parallel:
+            run_chunks(work, len(starts), parallel)
+        return out
+
     def mean(self, evaluate: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """Mean metric (NaN left out) of the random retentions, for each target."""
-        k, m = self.k, self.targets.size
+        m = self.targets.size
+        every = self._values(evaluate)
         sums = np.zeros(m)
         defined = np.zeros(m, dtype=np.int64)
+        # summed by chunks of ``self.chunk`` draws, in order: the sums do not depend on how
+        # the values were computed
         for start in range(0, self.n_random, self.chunk):
-            size = min(self.chunk, self.n_random - start)
-            if self.kappa is not None:
-                values = self._draw(start, size)  # kappa of each draw and target
-            else:
-                rand = self._draw(start, size)
-                values = evaluate(rand.reshape(-1, k, k)).reshape(size, m)
-                del rand
+            values = every[start : start + self.chunk]
             ok = ~np.isnan(values)
             sums += np.where(ok, values, 0.0).sum(axis=0)
             defined += ok.sum(axis=0)

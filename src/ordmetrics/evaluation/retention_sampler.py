@@ -519,9 +519,10 @@ def _draw_row_orderings(
     first: int,
     seed: np.uint64,
     out: np.ndarray,
+    units: bool,
 ) -> None:
     """out[d, pos[j]] = the counts of draw ``first + d`` at the target ``t_asc[j]`` (the
-    targets sorted; ``pos`` their places in ``out``)."""
+    targets sorted; ``pos`` their places in ``out``); ``units``: see :func:`row_ordering_counts`."""
     n = cells.size
     n_draws, m, kk = out.shape
     s = np.empty(4, dtype=np.uint64)
@@ -530,13 +531,19 @@ def _draw_row_orderings(
     acc = np.empty(kk)
     part = np.empty(m)
     bcell = np.empty(m, dtype=np.int64)
+    full = np.zeros(kk)
+    last = 1  # units: the positions below the smallest target are not placed (kept at all)
+    if units:
+        for i in range(n):
+            full[cells[i]] += 1.0
+        last = 1 if m == 0 or t_asc[0] <= 1 else (n if t_asc[0] >= n else int(t_asc[0]))
     for d in range(n_draws):
         _seed_state(s, seed, first + d)
-        # Fisher-Yates shuffle of the rows
+        # Fisher-Yates shuffle of the rows (step i places position i)
         for i in range(n):
             perm[i] = i
         mask = np.uint64(0)
-        for i in range(n - 1, 0, -1):
+        for i in range(n - 1, last - 1, -1):
             while mask < np.uint64(i):
                 mask = (mask << np.uint64(1)) | np.uint64(1)
             while mask >> np.uint64(1) >= np.uint64(i):
@@ -545,6 +552,19 @@ def _draw_row_orderings(
             tmp = perm[i]
             perm[i] = perm[j]
             perm[j] = tmp
+        if units:
+            # the total counts less those of the positions T.. (exact integers)
+            acc[:] = 0.0
+            q = n
+            for j in range(m - 1, -1, -1):
+                t = n if t_asc[j] >= n else max(0, int(t_asc[j]))
+                while q > t:
+                    q -= 1
+                    acc[cells[perm[q]]] += 1.0
+                row = out[d, pos[j]]
+                for c in range(kk):
+                    row[c] = full[c] - acc[c]
+            continue
         # rows enter in that order; a row is in segment g when t_asc[g - 1] < its cumulative
         # weight <= t_asc[g]: fully kept at the targets t_asc[g:], the boundary row of the
         # targets it crosses (kept in part: the target minus the weight before it)
@@ -599,6 +619,9 @@ def row_ordering_counts(
     per thread, whatever ``n_draws``. ``tol`` snaps a boundary part within it of 0 or of the
     row's whole weight to that value. Returns (n_draws, M, kk), targets in their given order.
 
+    Unit rows (no weights) and integer targets: the shuffle stops once the positions min(T)..
+    are placed, the counts at T are the total less those of positions T.. (exact integers).
+
     Examples
     --------
     >>> import numpy as np
@@ -610,6 +633,7 @@ def row_ordering_counts(
     """
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     w = np.ones(cells.size) if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+    units = weight is None and bool(np.array_equal(targets, np.floor(targets)))
     asc = np.argsort(targets, kind="stable")
     t_asc = np.ascontiguousarray(targets[asc], dtype=np.float64)
     out = np.empty((n_draws, t_asc.size, kk))
@@ -617,7 +641,7 @@ def row_ordering_counts(
     pos = np.ascontiguousarray(asc, dtype=np.int64)
     _run_blocks(
         lambda lo, hi: _draw_row_orderings(
-            cells, w, t_asc, pos, float(tol), int(first) + lo, seed64, out[lo:hi]
+            cells, w, t_asc, pos, float(tol), int(first) + lo, seed64, out[lo:hi], units
         ),
         n_draws,
         max(1, (n_draws * cells.size) // (_MIN_PER_THREAD * 64)),
