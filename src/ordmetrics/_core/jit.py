@@ -355,7 +355,9 @@ class LazyKernel:
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:  # signatures, inspect_types, ...
-        if name.startswith("__"):
+        # private names are never forwarded: tools probing an object (pytest's collection
+        # asks for ``_pytestfixturefunction``, say) must not compile the kernel
+        if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.dispatcher, name)
 
