@@ -136,3 +136,18 @@ def ref_mean(name: str, Y: Sequence[int], P, w=None, **opts) -> float:
     n = len(Y)
     total_weight = math.fsum(1.0 if w is None else float(w[i]) for i in range(n))
     return ref_sum(name, Y, P, w, **opts) / total_weight
+
+
+def direct_min_cost(P, C):
+    """The decision of every ``min_cost`` path: the K x K expected costs in float64, each
+    added in class order, and the lowest class within the tolerance of the least."""
+    from ordmetrics.metrics.decisions import decision_tolerance
+
+    P = np.asarray(P)
+    k = P.shape[1]
+    X = P.astype(np.float64)
+    cost = X[:, :1] * C[0]
+    for j in range(1, k):
+        cost = cost + X[:, j : j + 1] * C[j]
+    limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * float(C.max())
+    return np.argmax(cost <= limit, axis=1)

@@ -13,22 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ordmetrics.metrics.decisions import decide, decision_tolerance
+from conftest import direct_min_cost
+from ordmetrics.metrics.decisions import decide
 
 KS = [2, 3, 4, 5, 6, 7, 8, 9, 13, 20, 21]
-
-
-def direct_min_cost(P, C):
-    """The K x K expected costs, each added in class order, the lowest class within the
-    tolerance of the least (the decision every path must give)."""
-    P = np.asarray(P)
-    k = P.shape[1]
-    X = P.astype(np.float64)
-    cost = X[:, :1] * C[0]
-    for j in range(1, k):
-        cost = cost + X[:, j : j + 1] * C[j]
-    limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * C.max()
-    return np.argmax(cost <= limit, axis=1)
 
 
 def builtin(name, k):

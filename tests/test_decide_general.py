@@ -15,24 +15,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import direct_min_cost
 from ordmetrics._core import parallel
 from ordmetrics.metrics.decision_matrix import GENERAL_BLOCK
-from ordmetrics.metrics.decisions import decide, decision_tolerance
+from ordmetrics.metrics.decisions import decide
 
 N = GENERAL_BLOCK + 904  # a block and a short one, many tiles of every size and a short one
-
-
-def brute_force(P, C):
-    """argmin_m sum_j p_j C[j, m] in float64, each sum in class order, the lowest class
-    within the tolerance of the least."""
-    P = np.asarray(P)
-    k = P.shape[1]
-    X = P.astype(np.float64)
-    cost = X[:, :1] * C[0]
-    for j in range(1, k):
-        cost = cost + X[:, j : j + 1] * C[j]
-    limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * float(C.max())
-    return np.argmax(cost <= limit, axis=1)
 
 
 def matrices(k, rng):
@@ -82,7 +70,7 @@ def test_general_costs_match_brute_force(k):
     assert np.all(np.abs(P.sum(axis=1) - 1.0) <= 1e-6)
     for name, C in matrices(k, rng):
         np.testing.assert_array_equal(
-            decide(P, "min_cost", costs=C), brute_force(P, C), err_msg=f"K = {k}, {name}"
+            decide(P, "min_cost", costs=C), direct_min_cost(P, C), err_msg=f"K = {k}, {name}"
         )
 
 
@@ -92,7 +80,7 @@ def test_general_costs_float32_input(k):
     P = rows(k, rng).astype(np.float32)
     for name, C in matrices(k, rng):
         np.testing.assert_array_equal(
-            decide(P, "min_cost", costs=C), brute_force(P, C), err_msg=f"K = {k}, {name}"
+            decide(P, "min_cost", costs=C), direct_min_cost(P, C), err_msg=f"K = {k}, {name}"
         )
 
 
@@ -107,7 +95,7 @@ def test_general_costs_near_ties_of_float32(k):
     signs = np.where(np.arange(k) % 2 == 0, 1.0, -1.0)
     C[:, 1] += 1e-9 * signs * rng.uniform(0.5, 1.0, size=k)  # ...but class 1 more or less
     C[:, k - 1] += 1e-13 * rng.uniform(0.0, 1.0, size=k)  # within the tolerance
-    want = brute_force(P, C)
+    want = direct_min_cost(P, C)
     assert len(np.unique(want)) > 1  # both sides of the near tie occur
     np.testing.assert_array_equal(decide(P, "min_cost", costs=C), want)
 
@@ -125,7 +113,7 @@ def test_general_costs_on_any_number_of_threads(monkeypatch, k):
             m.setattr(parallel, "PARALLEL_MIN_WORK", 1 << 62)
             one = decide(P, "min_cost", costs=C)
         np.testing.assert_array_equal(two, one, err_msg=name)
-        np.testing.assert_array_equal(two, brute_force(P, C), err_msg=name)
+        np.testing.assert_array_equal(two, direct_min_cost(P, C), err_msg=name)
 
 
 def test_negative_zero_entries_are_valid():
@@ -135,7 +123,7 @@ def test_negative_zero_entries_are_valid():
     P[::7, 2] = 0.0
     P[::7] /= P[::7].sum(axis=1, keepdims=True)
     C = rng.uniform(0.0, 4.0, size=(5, 5))
-    want = brute_force(P, C)
+    want = direct_min_cost(P, C)
     P[::7, 2] = -0.0
     np.testing.assert_array_equal(decide(P, "min_cost", costs=C), want)
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import direct_min_cost
 from ordmetrics.metrics.decisions import decide, decision_tolerance
 
 RULES = ["argmax", "median", "expected", "min_cost"]
@@ -377,19 +378,6 @@ def test_y_proba_errors_come_before_costs_errors():
 # --------------------------------------------------------------------------------------------
 # min_cost with structured costs: the O(K) path decides as the K x K expected costs do
 # --------------------------------------------------------------------------------------------
-
-
-def direct_min_cost(P, C):
-    """The K x K expected costs, each added in class order (as the general kernel does), the
-    lowest class within the tolerance of the least: the reference of every cost structure."""
-    P = np.asarray(P)
-    k = P.shape[1]
-    X = P.astype(np.float64)
-    cost = X[:, :1] * C[0]
-    for j in range(1, k):
-        cost = cost + X[:, j : j + 1] * C[j]
-    limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * C.max()
-    return np.argmax(cost <= limit, axis=1)
 
 
 def tie_heavy(n, k, seed, dtype=np.float64):
