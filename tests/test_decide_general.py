@@ -1,6 +1,6 @@
 """``decide(rule="min_cost")`` with a general cost matrix: every decision is the one of the
 K x K expected costs in float64, each added in class order (ties within the tolerance to the
-lowest class), computed here by brute force with NumPy.
+lowest class), computed by brute force with NumPy (`conftest.direct_min_cost`).
 
 The kernel finds a candidate class in float32 and sends the rows whose gap to the second
 least cost is within a rounding bound to the float64 costs; these tests aim at that boundary:
