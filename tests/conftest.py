@@ -151,3 +151,19 @@ def direct_min_cost(P, C):
         cost = cost + X[:, j : j + 1] * C[j]
     limit = cost.min(axis=1, keepdims=True) + decision_tolerance(P.dtype, k) * float(C.max())
     return np.argmax(cost <= limit, axis=1)
+
+
+def on_one_and_two_threads(compute):
+    """``compute()`` with numba on one thread, then on two (restoring the count): the two
+    results, which every kernel must make identical."""
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = compute()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = compute()
+    finally:
+        numba.set_num_threads(before)
+    return one, two

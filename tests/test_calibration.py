@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordmetrics
-from conftest import make_data
+from conftest import make_data, on_one_and_two_threads
 from ordmetrics._core.registry import MetricSpec
 from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.metrics.calibration import (
@@ -1016,7 +1016,7 @@ def test_the_quantile_kernels_sort_only_a_few_buckets(rng):
 
 def test_the_kernels_do_not_depend_on_the_number_of_threads(rng):
     """Several chunks of rows (N > 2 x 16,384): the same bits with 1 thread and with 2."""
-    numba = pytest.importorskip("numba")
+    pytest.importorskip("numba")
     y, P = _kernel_data(rng, "continuous", 70_000, 5)
     w = rng.uniform(0.5, 2.0, y.size)
 
@@ -1029,14 +1029,7 @@ def test_the_kernels_do_not_depend_on_the_number_of_threads(rng):
             *dataclasses.astuple(brier_decomposition(y, P, n_bins=10, sample_weight=w)),
         ]
 
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = values()
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = values()
-    finally:
-        numba.set_num_threads(before)
+    one, two = on_one_and_two_threads(values)
     assert one == two
     ref = _sorted_path_ece("cumulative", y, P, None, 15, "uniform")
     assert one[1] == pytest.approx(ref, rel=1e-12)  # chunk sums agree with np.bincount

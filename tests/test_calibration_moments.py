@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from conftest import on_one_and_two_threads
 from ordmetrics._core.numerics import bin_of_fraction
 from ordmetrics.metrics.calibration import brier_decomposition, rps_decomposition
 from ordmetrics.metrics.calibration import decomposition as CD
@@ -160,7 +161,7 @@ def test_ill_conditioned_sums_take_the_second_pass(rng, monkeypatch):
 
 
 def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng):
-    numba = pytest.importorskip("numba")
+    pytest.importorskip("numba")
     P = rng.dirichlet(np.ones(5), size=70_000)
     y = rng.integers(0, 5, P.shape[0])
     w = rng.uniform(0.5, 2.0, P.shape[0])
@@ -172,14 +173,7 @@ def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng):
                 out.extend(dataclasses.astuple(func(y, P, n_bins=15, sample_weight=weight)))
         return out
 
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = values()
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = values()
-    finally:
-        numba.set_num_threads(before)
+    one, two = on_one_and_two_threads(values)
     assert one == two
 
 
