@@ -236,10 +236,14 @@ def scale_counts(M: np.ndarray) -> np.ndarray:
         M = np.asarray(M, dtype=np.float64)
     if M.size == 0:
         return M
+    # the largest magnitude from the maximum and the minimum (no array of magnitudes)
     with np.errstate(invalid="ignore"):
-        top = np.abs(M).max(axis=(-2, -1))
+        top = np.maximum(M.max(axis=(-2, -1)), -M.min(axis=(-2, -1)))
     top = np.where(np.isfinite(top) & (top > 0), top, 1.0)
     e = np.frexp(top)[1]
     if not np.any(e):
         return M
-    return np.ldexp(M, -np.expand_dims(e, (-2, -1)))
+    if e.min() < -1020:  # 2^-e beyond the float range (subnormal counts): ldexp
+        return np.ldexp(M, -np.expand_dims(e, (-2, -1)))
+    # a product by the power of two 2^-e rounds once, as ldexp does: the same bits
+    return M * np.expand_dims(np.ldexp(1.0, -e), (-2, -1))

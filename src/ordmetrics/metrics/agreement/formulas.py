@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ordmetrics._core.numerics import scale_counts
 from ordmetrics._core.validation import check_flag
 from ordmetrics._core.warnings import warn_undefined
 from ordmetrics.metrics.agreement.labels import (
@@ -178,24 +179,6 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
 EVAL_CHUNK = 1 << 17
 
 
-def _scaled(M: np.ndarray) -> np.ndarray:
-    """:func:`~ordmetrics._core.numerics.scale_counts` of float64 counts (..., K, K), the
-    same values bit for bit: the largest magnitude from the maximum and the minimum (no
-    array of magnitudes) and a product by 2^-e (a power of two, rounded once as ``ldexp``
-    rounds; ``ldexp`` itself where 2^-e overflows), in fewer passes over the counts."""
-    if M.size == 0:
-        return M
-    with np.errstate(invalid="ignore"):
-        top = np.maximum(M.max(axis=(-2, -1)), -M.min(axis=(-2, -1)))
-    top = np.where(np.isfinite(top) & (top > 0), top, 1.0)
-    e = np.frexp(top)[1]
-    if not np.any(e):
-        return M
-    if e.min() < -1020:  # 2^-e beyond the float range (subnormal counts): ldexp
-        return np.ldexp(M, -np.expand_dims(e, (-2, -1)))
-    return M * np.expand_dims(np.ldexp(1.0, -e), (-2, -1))
-
-
 def _in_chunks(
     f: Callable[[np.ndarray], np.ndarray], M: Any, k: int, *, chunked: bool = True
 ) -> Any:
@@ -211,7 +194,7 @@ def _in_chunks(
         M = np.asarray(M, dtype=np.float64)
     per = k * k
     if not chunked or M.ndim < 3 or M.size <= EVAL_CHUNK or M.shape[-2:] != (k, k):
-        return f(_scaled(M))
+        return f(scale_counts(M))
     lead = M.shape[:-2]
     flat = M.reshape(-1, k, k)
     n = flat.shape[0]
@@ -223,7 +206,7 @@ def _in_chunks(
         del bounds[-2]
     out = np.empty(n)
     for lo, hi in itertools.pairwise(bounds):
-        out[lo:hi] = f(_scaled(flat[lo:hi]))
+        out[lo:hi] = f(scale_counts(flat[lo:hi]))
     return out.reshape(lead)
 
 
