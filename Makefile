@@ -18,20 +18,25 @@ TORCH_PIP_ARGS ?=
 
 .PHONY: demo test lint typecheck package-check docs bench study clean clean-cache
 
+# An install compiles the scoring kernels ahead of time (setup.py, ordmetrics._core._scoring_aot):
+# an edit of their source reinstalls, so that the tests always run the module of the current code.
+AOT_SOURCES := setup.py src/ordmetrics/_core/aot.py src/ordmetrics/_core/aot_build.py \
+	src/ordmetrics/_core/kernels.py $(wildcard src/ordmetrics/metrics/scoring/*.py)
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP_BASE): pyproject.toml | $(BIN)/python
+$(STAMP_BASE): pyproject.toml $(AOT_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(STAMP_TEST): pyproject.toml | $(BIN)/python
+$(STAMP_TEST): pyproject.toml $(AOT_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP_BASE) $@
 
 # The demo's report needs matplotlib (plot) and its table a data-frame library (parquet: pyarrow).
-$(STAMP_DEMO): pyproject.toml | $(BIN)/python
+$(STAMP_DEMO): pyproject.toml $(AOT_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[plot,parquet]"
 	touch $(STAMP_BASE) $@
 
@@ -51,8 +56,9 @@ demo: $(STAMP_DEMO)
 # The tests run on 2 processes (pytest-xdist; PYTEST_WORKERS=0 runs them in this process).
 PYTEST_WORKERS ?= 2
 
+# ORDMETRICS_EXPECT_AOT=1: the ahead-of-time kernels must have been built (tests/test_aot.py)
 test: $(STAMP_TEST) $(STAMP_TORCH)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
+	ORDMETRICS_EXPECT_AOT=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 	$(BIN)/mypy
 	$(BIN)/ruff check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
 	$(BIN)/ruff format --check src tests benchmarks scripts studies examples docs/conf.py docs/screenshots.py docs/gallery
@@ -92,7 +98,8 @@ study: $(STAMP_TEST)
 	$(BIN)/python studies/ahmadian_checkpoints.py --cv hblock
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache \
+	rm -rf $(VENV) build dist src/*.egg-info src/ordmetrics/_core/_scoring_aot* .pytest_cache \
+		.hypothesis .mypy_cache \
 		docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst
 
 # numba caches each kernel by the file that defines it: after editing the shared driver

@@ -7,8 +7,10 @@ Each measurement runs in a new Python process, as a user's first command would:
 - ``import ordmetrics`` (wall time inside the process);
 - the first calls of the six scoring rules of the issue (``rps``, ``sa_rps``, ``brier``,
   ``log_loss``, ``pbs``, ``pll``) on N rows of K classes, once with an empty numba cache (a
-  fresh install: every kernel compiles; goal <= 1.5 s for the six together) and once more with
-  the cache the first run wrote (every later process: the kernels load from disk);
+  fresh install; goal <= 1.5 s for the six together) and once more with the cache the first
+  run wrote. With the kernels compiled at install (``ordmetrics._core._scoring_aot``, see
+  ``ordmetrics._core.aot``) neither compiles; the same two runs with ``ORDMETRICS_AOT=0`` show
+  the just-in-time kernels (every kernel compiles, then loads from numba's cache);
 - the floor numba sets: its import and the first compilation of a trivial kernel (the target's
   set-up, paid once per process by whatever compiles first);
 - with ``--demo``: ``ordmetrics demo`` (the command ``make demo`` runs) with an empty numba
@@ -145,8 +147,10 @@ def demo(cache: str, folder: str) -> tuple[float, dict[str, float]]:
     return wall, json.loads(last)["kernels"]
 
 
-def first_calls(n: int, k: int, cache: str) -> dict[str, float]:
+def first_calls(n: int, k: int, cache: str, aot: bool = True) -> dict[str, float]:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    if not aot:
+        env["ORDMETRICS_AOT"] = "0"
     _, out = run(FIRST_CALLS, str(n), str(k), *RULES, env=env)
     result = json.loads(out)
     calls = result["calls"]
@@ -165,7 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
 
+    from ordmetrics._core.aot import aot_status
+
     print("ordmetrics start-up benchmark: new processes; numba cache in a new temporary folder")
+    print(f"kernels compiled at install: {aot_status()}")
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; first calls on N = "
         f"{args.n:,} rows, K = {args.k}; best and median of {repeat} process(es)"
@@ -174,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     helps = [run(HELP, "--help")[0] for _ in range(repeat)]
     cold: list[dict[str, float]] = []
     warm: list[dict[str, float]] = []
+    jit_cold: list[dict[str, float]] = []
+    jit_warm: list[dict[str, float]] = []
     floors: list[dict[str, float]] = []
     for _ in range(repeat):
         cache = tempfile.mkdtemp(prefix="ordmetrics-numba-")
@@ -181,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             floors.append(floor(cache))
             cold.append(first_calls(args.n, args.k, cache))
             warm.append(first_calls(args.n, args.k, cache))
+            jit_cold.append(first_calls(args.n, args.k, cache, aot=False))
+            jit_warm.append(first_calls(args.n, args.k, cache, aot=False))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
     demos: list[tuple[float, float, dict[str, float]]] = []
@@ -204,9 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'ordmetrics --help (whole process)':42s} {cell(helps)}")
     print(f"{'import ordmetrics':42s} {cell([c['import'] for c in cold])}")
     for name in RULES:
-        print(f"{'first ' + name + ' (empty cache: compiles)':42s} {cell([c[name] for c in cold])}")
+        print(f"{'first ' + name + ' (empty numba cache)':42s} {cell([c[name] for c in cold])}")
     print(f"{'six first calls, empty cache':42s} {cell([c['six'] for c in cold])}")
     print(f"{'six first calls, cache written':42s} {cell([c['six'] for c in warm])}")
+    print(f"{'six, just in time, empty cache':42s} {cell([c['six'] for c in jit_cold])}")
+    print(f"{'six, just in time, cache written':42s} {cell([c['six'] for c in jit_warm])}")
     print(f"{'numba floor: import numba':42s} {cell([f['import'] for f in floors])}")
     print(f"{'numba floor: first trivial kernel':42s} {cell([f['first'] for f in floors])}")
     for cold_wall, warm_wall, kernels in demos:

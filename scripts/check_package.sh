@@ -9,7 +9,8 @@
 #
 # 1. `python -m build`: an sdist, and a wheel built from that sdist, in a fresh dist directory.
 # 2. `twine check`: the metadata and the README render on the package index.
-# 3. The wheel, with its dependencies only (the base install: no pandas, polars, pyarrow,
+# 3. The wheel (a platform wheel: the scoring kernels compiled ahead of time, used without
+#    importing numba), with its dependencies only (the base install: no pandas, polars, pyarrow,
 #    matplotlib), in a new virtual environment outside the repository: `ordmetrics --version`,
 #    `ordmetrics demo` (the metric table from the bundled data; one line on how to get the
 #    report), `ordmetrics evaluate` of a CSV file (read without a data-frame library).
@@ -33,8 +34,9 @@ step "building the sdist and the wheel"
 sdist=$(ls "$work"/dist/ordmetrics-*.tar.gz)
 wheel=$(ls "$work"/dist/ordmetrics-*.whl)
 version=$("$PYTHON" -c "import sys; sys.path.insert(0, 'src'); from ordmetrics._version import __version__; print(__version__)")
+# a platform wheel: it carries the scoring kernels compiled ahead of time (setup.py)
 case "$(basename "$wheel")" in
-ordmetrics-"$version"-py3-none-any.whl) ;;
+ordmetrics-"$version"-cp*.whl) ;;
 *)
     echo "package-check: the wheel $(basename "$wheel") does not carry the version $version" >&2
     exit 1
@@ -42,6 +44,10 @@ ordmetrics-"$version"-py3-none-any.whl) ;;
 esac
 "$PYTHON" -c "import sys, zipfile; print('\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))" \
     "$wheel" >"$work/wheel.txt"
+grep -q "^ordmetrics/_core/_scoring_aot\." "$work/wheel.txt" || {
+    echo "package-check: the ahead-of-time scoring kernels are missing from the wheel" >&2
+    exit 1
+}
 for member in ordmetrics/_data/diamonds_cut_oof.csv.gz ordmetrics/py.typed ordmetrics/io/delimited.py; do
     grep -qx "$member" "$work/wheel.txt" || {
         echo "package-check: $member is missing from the wheel" >&2
@@ -77,6 +83,17 @@ run_demo() {
 
 step "ordmetrics --version, demo and evaluate (wheel)"
 test "$(cd "$work" && "$work/venv/bin/ordmetrics" --version)" = "ordmetrics $version"
+# the scoring kernels come compiled: a first call neither compiles nor imports numba
+aot=$(cd "$work" && "$vpy" -c "import sys, numpy as np, ordmetrics as om
+from ordmetrics._core.aot import aot_status
+om.rps([0, 1, 2], np.eye(3)); print(aot_status(), 'numba' in sys.modules)")
+case "$aot" in
+"in use "*False) ;;
+*)
+    echo "package-check: the ahead-of-time scoring kernels are not used: $aot" >&2
+    exit 1
+    ;;
+esac
 run_demo
 cat "$work/demo.txt"
 printf 'grade,site,p0,p1,p2\n0,a,0.7,0.2,0.1\n1,a,0.2,0.6,0.2\n2,b,0.1,0.3,0.6\n1,b,0.3,0.5,0.2\n' \

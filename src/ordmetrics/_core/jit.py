@@ -247,7 +247,20 @@ prange = _PRange()
 
 def num_threads() -> int:
     """numba's thread count for parallel kernels started from this thread
-    (``numba.get_num_threads()``, set with ``numba.set_num_threads``)."""
+    (``numba.get_num_threads()``, set with ``numba.set_num_threads``).
+
+    Before numba is imported (the scoring kernels compiled at install need it not), the
+    count it would start with: ``NUMBA_NUM_THREADS``, else the CPUs this process may run on;
+    nobody can have called ``numba.set_num_threads`` yet.
+    """
+    if "numba" not in sys.modules:
+        value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not on Linux
+            return max(1, os.cpu_count() or 1)
     import numba
 
     return int(numba.get_num_threads())

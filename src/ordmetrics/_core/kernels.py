@@ -18,6 +18,11 @@ summing to 1 within ``tol``), the class index and the weight, and either writes 
 scores or accumulates their weighted sum. :func:`score_rows` calls the kernel of a rule's
 record (:class:`ordmetrics._core.rule.ScoringRule`) and finishes the log rules.
 
+The kernels are also compiled at install, ahead of time (:mod:`ordmetrics._core.aot`): where
+that module is current and the arrays have its types, :func:`score_rows` runs its exports
+(the same code and bits, no compilation, numba not even imported), else the kernels below just
+in time.
+
 numba keys a cached kernel to the file that defines it, not to the files of the functions it
 inlines: :func:`ordmetrics._core.jit.njit` empties a kernel's on-disk cache when a file of an
 inlined function (this module's driver) is newer than that cache, so an edit here recompiles
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordmetrics._core import aot
 from ordmetrics._core.jit import njit
 from ordmetrics._core.parallel import parallel_slot, run_chunks
 from ordmetrics._core.rule import ScoringRule, check_rule
@@ -324,7 +330,9 @@ def score_rows(
     out = np.empty(n, dtype=np.float64) if (rows or log_rule) else None
     # a reduction of PLL adds its penalties by block in the kernel: no array of them
     pen = np.empty(n if rows else 0, dtype=np.float64) if rule.penalty else None
-    kernel = rule.kernel
+    # the kernel compiled at install where there is one for these arrays, else just in time
+    kernel = aot.kernel_for(rule.kernel, P, y, w, out, pen, parts) or rule.kernel
+    sums = (aot.block_sums_for(block_sums, out, w, parts) or block_sums) if log_rule else None
     with parallel_slot(n * k) as parallel:
         if not log_rule and not parallel:
             total, wsum, n_bad = kernel(P, y, w, ws, param, tol, out, rows, pen, parts)
@@ -344,8 +352,9 @@ def score_rows(
             assert o is not None  # allocated above for the log rules
             finish_log_rule(o, p if rows else None)
             if not rows:
-                block_sums(o, wc, ws, slots)
+                assert sums is not None
+                sums(o, wc, ws, slots)
 
         run_chunks(chunk, (n_blocks + CHUNK_BLOCKS - 1) // CHUNK_BLOCKS, parallel)
-    total, wsum, n_bad = combine_blocks(parts)
+    total, wsum, n_bad = (aot.combine_blocks_for(combine_blocks, parts) or combine_blocks)(parts)
     return total, wsum, n_bad, (out if rows and n_bad == 0 else None)

@@ -1,0 +1,163 @@
+"""Build the ahead-of-time scoring kernels (see :mod:`ordmetrics._core.aot`); run by ``setup.py``.
+
+Every registered scoring rule's kernel, and :func:`ordmetrics._core.kernels.block_sums`, is
+compiled with numba's ahead-of-time compiler (``numba.pycc``) into one extension module, with
+the options of the just-in-time kernels: the GIL released (``nogil``) and numba's NumPy error
+model (a division by zero gives inf or NaN, never an exception). The variants are those
+:func:`ordmetrics._core.kernels.score_rows` calls: float64 and float32 probabilities, with and
+without weights, per-sample output or none (the log rules always have it), PLL's penalties.
+Each kernel also gets a ``<kernel>__stamp`` export returning the hash of its source files
+(:func:`ordmetrics._core.aot.source_stamp`).
+
+Only the build imports this module (it needs numba and a C compiler); nothing imports it at
+run time. ``setup.py`` passes the rules' records (:data:`ordmetrics.metrics.scoring.RULES`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ordmetrics._core.aot import (
+    AOT_MODULE,
+    TARGET_EXPORT,
+    export_name,
+    host_target,
+    kernel_files,
+    source_stamp,
+    stamp_name,
+    target_stamp,
+)
+
+__all__ = ["build", "exports", "target_cpu"]
+
+
+def target_cpu() -> str:
+    """The processor the machine code is compiled for: ``ORDMETRICS_AOT_CPU`` if set (an LLVM
+    processor name, e.g. ``x86-64-v3``, for a wheel meant for other machines), else
+    ``"host"``: this machine's processor and features, exactly those the just-in-time kernels
+    are compiled for (the exports are then used only on a processor of the same name and
+    features: :func:`ordmetrics._core.aot.target_stamp`)."""
+    return os.environ.get("ORDMETRICS_AOT_CPU", "").strip() or "host"
+
+
+def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[str, bool, bool, bool]]:
+    """(p_dtype, weights, out, pen) of every call :func:`score_rows` makes of a kernel."""
+    for p_dtype in ("f8", "f4"):
+        for weights in (False, True):
+            for out in (True,) if log_form else (False, True):
+                yield p_dtype, weights, out, penalty
+
+
+def exports(
+    rules: Iterable[Any], cpu: str = "host"
+) -> Iterator[tuple[str, Any, Callable[..., Any]]]:
+    """(name, numba signature, Python function) of every export, the stamps included, for the
+    scoring rules ``rules`` (:class:`ordmetrics._core.rule.ScoringRule` records); ``cpu``:
+    the target processor (:func:`target_cpu`)."""
+    from numba import types as nt
+
+    stamp = target_stamp(*host_target()) if cpu == "host" else 0
+    yield TARGET_EXPORT, nt.int64(), _constant(stamp)
+
+    from ordmetrics._core import kernels
+
+    def arr(dtype: Any, ndim: int) -> Any:
+        return nt.Array(dtype, ndim, "C")
+
+    f8_1, f8_2, i8_1 = arr(nt.float64, 1), arr(nt.float64, 2), arr(nt.int64, 1)
+    p_types = {"f8": f8_2, "f4": arr(nt.float32, 2)}
+    result = nt.Tuple((nt.float64, nt.float64, nt.int64))
+    seen: set[str] = set()
+    for rule in rules:
+        py_func = _bound(rule.kernel)
+        name = py_func.__name__
+        if name in seen:  # a kernel shared by two rules (pseudospherical)
+            continue
+        seen.add(name)
+        for p_dtype, weights, out, pen in _variants(rule.log_form, rule.penalty):
+            sig = result(
+                p_types[p_dtype],
+                i8_1,
+                f8_1 if weights else nt.none,
+                nt.float64,
+                nt.float64,
+                nt.float64,
+                f8_1 if out else nt.none,
+                nt.boolean,
+                f8_1 if pen else nt.none,
+                f8_2,
+            )
+            yield export_name(name, p_dtype, weights, out, pen), sig, py_func
+        yield stamp_name(name), nt.int64(), _constant(source_stamp(kernel_files(py_func)))
+    helpers = (
+        (kernels.block_sums, "n", nt.void(f8_1, nt.none, nt.float64, f8_2)),
+        (kernels.block_sums, "w", nt.void(f8_1, f8_1, nt.float64, f8_2)),
+        (kernels.combine_blocks, "n", result(f8_2)),
+    )
+    for kernel, variant, sig in helpers:
+        py_func = _bound(kernel)
+        yield f"{py_func.__name__}__{variant}", sig, py_func
+        if variant == "n":
+            stamp = source_stamp(kernel_files(py_func))
+            yield stamp_name(py_func.__name__), nt.int64(), _constant(stamp)
+
+
+def _bound(kernel: Any) -> Callable[..., Any]:
+    """The Python function of a kernel (a :class:`ordmetrics._core.jit.LazyKernel` or, once
+    compiled, numba's dispatcher), with the kernels it calls bound to numba's dispatchers."""
+    getattr(kernel, "dispatcher", None)  # a LazyKernel binds its callees here
+    return kernel.py_func
+
+
+def _constant(value: int) -> Callable[[], int]:
+    def stamp() -> int:
+        return value
+
+    return stamp
+
+
+def build(rules: Iterable[Any], output_dir: str, output_file: str | None = None) -> str:
+    """Compile every export for the scoring rules ``rules`` into the extension module in
+    ``output_dir``; its path.
+
+    ``output_file``: the file name (default: the platform's name for the module).
+    """
+    import numba.pycc.compiler
+    from numba.core import codegen, compiler
+    from numba.pycc import CC
+
+    # numba's internals, patched for the duration of the build only (typed loosely)
+    pycc_compiler: Any = numba.pycc.compiler
+    aot_codegen: Any = codegen.AOTCPUCodegen
+
+    class _Flags(compiler.Flags):
+        """The just-in-time kernels' options (numba.pycc's own flags have neither)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            flags: Any = self
+            flags.release_gil = True
+            flags.error_model = "numpy"
+
+    cc = CC(AOT_MODULE.rsplit(".", 1)[1], source_module=sys.modules[__name__])
+    cc.output_dir = output_dir
+    if output_file is not None:
+        cc.output_file = output_file
+    cpu = target_cpu()
+    cc.target_cpu = cpu
+    cc.use_nrt = False  # the kernels allocate nothing
+    for name, sig, func in exports(rules, cpu):
+        cc.export(name, sig)(func)
+    original = pycc_compiler.Flags, aot_codegen._customize_tm_features
+    pycc_compiler.Flags = _Flags
+    if cpu == "host":  # the host's features, as the just-in-time compiler takes them
+        features = host_target()[1]
+        aot_codegen._customize_tm_features = lambda self: features
+    try:
+        cc.compile()
+    finally:
+        pycc_compiler.Flags, aot_codegen._customize_tm_features = original
+    return os.path.join(output_dir, cc.output_file)
