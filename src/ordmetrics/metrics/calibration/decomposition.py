@@ -28,6 +28,7 @@ from ordmetrics.metrics.calibration.binning import (
     check_n_bins,
     prepare,
 )
+from ordmetrics.metrics.calibration.distinct import distinct_parts
 from ordmetrics.metrics.calibration.fused import (
     FastInput,
     checked_input,
@@ -169,8 +170,8 @@ def _decomposition(
         if nb is not None:
             inp = checked_input(prep.other, prep.y_true, prep.weight)
             parts = _decompose_fused(inp, view, nb, strategy)
-        else:
-            parts = _decompose_events(_event_columns(P, prep.y_true, view), w, nb, strategy)
+        else:  # one bin per distinct value
+            parts = distinct_parts(P, prep.y_true, None if prep.weight is None else w, view)
     if parts is None:  # quantile bins with heavy ties: the sort of every column
         assert inp is not None
         P = np.asarray(inp.P, dtype=np.float64)
@@ -258,6 +259,16 @@ _DECOMP_NOTES = """\
     rule of :mod:`ordmetrics._core.numerics`: a cumulative forecast F_k carries rounding), which
     leaves within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
     terms carry what the binning hides, so the parts still add up to the score.
+
+    Algorithm, with ``n_bins=None``: per event, the distinct values u, with the weight W_u
+    and the weighted outcomes S_u of their rows, come from one sort of the N forecasts
+    (unweighted: of the forecast's bits packed with the outcome into one int64 key, NumPy's
+    vectorised sort, no permutation; weighted: a stable argsort, or for at most 512 distinct
+    values a perfect hash of the bits instead). The sums per bin are added in row order
+    (unweighted: counts, exact in any order); REL and RES over the bins in ascending order and
+    the score over the rows (NumPy's pairwise summation). WBV and WBC, non-zero only where the
+    tie rule joins distinct values, are pairwise sums over the values u above their bin's
+    value f_b, in ascending order, of W_u (u - f_b)^2 and 2 (S_u - W_u o_b)(u - f_b).
 
     Algorithm, with ``n_bins`` and uniform bins: one pass over the rows, which split into
     chunks fixed by N. Per chunk, bin and event, the sums of w, w d, w d^2, w o and w o d
