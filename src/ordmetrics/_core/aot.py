@@ -59,8 +59,7 @@ __all__ = [
 AOT_MODULE = "ordmetrics._core._scoring_aot"
 #: ``ORDMETRICS_AOT=0`` makes every call compile its kernels just in time.
 ENV_SWITCH = "ORDMETRICS_AOT"
-#: The export giving :func:`target_stamp` of the processor the module was compiled for (0: a
-#: named processor, chosen by whoever built it).
+#: The export giving :func:`target_stamp` of the processor the module was compiled for.
 TARGET_EXPORT = "target__stamp"
 
 _LOCK = threading.Lock()
@@ -124,14 +123,13 @@ def target_stamp(cpu_name: str, features: str) -> int:
 
 def _target_ok(mod: Any) -> bool:
     """Whether the machine code of ``mod`` runs here as the just-in-time code would: built for
-    this processor (name and features), or for a processor named by whoever built it."""
+    this processor (name and features)."""
     if os.environ.get("NUMBA_CPU_NAME") or os.environ.get("NUMBA_CPU_FEATURES"):
         return False  # numba is told to compile for another target: so be it
     stamp = getattr(mod, TARGET_EXPORT, None)
     if stamp is None:
         return False
-    built = int(stamp())
-    return built == 0 or built == target_stamp(*host_target())
+    return int(stamp()) == target_stamp(*host_target())
 
 
 def kernel_files(py_func: Callable[..., Any]) -> list[str]:

@@ -1,13 +1,19 @@
 """Build the ahead-of-time scoring kernels (see :mod:`ordmetrics._core.aot`); run by ``setup.py``.
 
-Every registered scoring rule's kernel, and :func:`ordmetrics._core.kernels.block_sums`, is
-compiled with numba's ahead-of-time compiler (``numba.pycc``) into one extension module, with
-the options of the just-in-time kernels: the GIL released (``nogil``) and numba's NumPy error
-model (a division by zero gives inf or NaN, never an exception). The variants are those
-:func:`ordmetrics._core.kernels.score_rows` calls: float64 and float32 probabilities, with and
-without weights, per-sample output or none (the log rules always have it), PLL's penalties.
-Each kernel also gets a ``<kernel>__stamp`` export returning the hash of its source files
-(:func:`ordmetrics._core.aot.source_stamp`).
+Every registered scoring rule's kernel, and :func:`ordmetrics._core.kernels.block_sums` and
+:func:`~ordmetrics._core.kernels.combine_blocks`, is compiled with numba's ahead-of-time
+compiler (``numba.pycc``) into one extension module, with the options of the just-in-time
+kernels: the GIL released (``nogil``) and numba's NumPy error model (a division by zero gives
+inf or NaN, never an exception), for this machine's processor and features, as numba's
+just-in-time compiler would (``numba.pycc`` alone would take the processor's name only). A
+wheel built here is therefore for processors like this one; elsewhere the exports are not
+used (:func:`ordmetrics._core.aot.target_stamp`) and the kernels compile on first use.
+
+The variants are those :func:`ordmetrics._core.kernels.score_rows` calls: float64 and float32
+probabilities, with and without weights, per-sample output or none (the log rules always have
+it), PLL's penalties. Each kernel also gets a ``<kernel>__stamp`` export returning the hash of
+its source files (:func:`ordmetrics._core.aot.source_stamp`), and the module a
+``target__stamp`` export, the hash of the processor it was compiled for.
 
 Only the build imports this module (it needs numba and a C compiler); nothing imports it at
 run time. ``setup.py`` passes the rules' records (:data:`ordmetrics.metrics.scoring.RULES`).
@@ -31,16 +37,7 @@ from ordmetrics._core.aot import (
     target_stamp,
 )
 
-__all__ = ["build", "exports", "target_cpu"]
-
-
-def target_cpu() -> str:
-    """The processor the machine code is compiled for: ``ORDMETRICS_AOT_CPU`` if set (an LLVM
-    processor name, e.g. ``x86-64-v3``, for a wheel meant for other machines), else
-    ``"host"``: this machine's processor and features, exactly those the just-in-time kernels
-    are compiled for (the exports are then used only on a processor of the same name and
-    features: :func:`ordmetrics._core.aot.target_stamp`)."""
-    return os.environ.get("ORDMETRICS_AOT_CPU", "").strip() or "host"
+__all__ = ["build", "exports"]
 
 
 def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[str, bool, bool, bool]]:
@@ -51,18 +48,14 @@ def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[str, bool, bool, 
                 yield p_dtype, weights, out, penalty
 
 
-def exports(
-    rules: Iterable[Any], cpu: str = "host"
-) -> Iterator[tuple[str, Any, Callable[..., Any]]]:
+def exports(rules: Iterable[Any]) -> Iterator[tuple[str, Any, Callable[..., Any]]]:
     """(name, numba signature, Python function) of every export, the stamps included, for the
-    scoring rules ``rules`` (:class:`ordmetrics._core.rule.ScoringRule` records); ``cpu``:
-    the target processor (:func:`target_cpu`)."""
+    scoring rules ``rules`` (:class:`ordmetrics._core.rule.ScoringRule` records)."""
     from numba import types as nt
 
-    stamp = target_stamp(*host_target()) if cpu == "host" else 0
-    yield TARGET_EXPORT, nt.int64(), _constant(stamp)
-
     from ordmetrics._core import kernels
+
+    yield TARGET_EXPORT, nt.int64(), _constant(target_stamp(*host_target()))
 
     def arr(dtype: Any, ndim: int) -> Any:
         return nt.Array(dtype, ndim, "C")
@@ -146,16 +139,14 @@ def build(rules: Iterable[Any], output_dir: str, output_file: str | None = None)
     cc.output_dir = output_dir
     if output_file is not None:
         cc.output_file = output_file
-    cpu = target_cpu()
-    cc.target_cpu = cpu
+    cc.target_cpu = "host"
     cc.use_nrt = False  # the kernels allocate nothing
-    for name, sig, func in exports(rules, cpu):
+    for name, sig, func in exports(rules):
         cc.export(name, sig)(func)
     original = pycc_compiler.Flags, aot_codegen._customize_tm_features
     pycc_compiler.Flags = _Flags
-    if cpu == "host":  # the host's features, as the just-in-time compiler takes them
-        features = host_target()[1]
-        aot_codegen._customize_tm_features = lambda self: features
+    features = host_target()[1]  # the host's features, as the just-in-time compiler takes them
+    aot_codegen._customize_tm_features = lambda self: features
     try:
         cc.compile()
     finally:
