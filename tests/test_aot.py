@@ -275,3 +275,27 @@ def test_a_new_process_scores_without_importing_numba() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("env_threads", [None, "1", "3"])
+def test_the_thread_count_before_numba_is_numbas_own(env_threads) -> None:
+    """Before numba is imported, ``num_threads`` gives the count numba starts with."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from ordmetrics._core.jit import num_threads
+        before = num_threads()
+        assert "numba" not in sys.modules
+        import numba
+        print(before, numba.get_num_threads())
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    if env_threads is not None:
+        env["NUMBA_NUM_THREADS"] = env_threads
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    before, numba_says = done.stdout.split()
+    assert before == numba_says
