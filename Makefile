@@ -18,7 +18,7 @@ TORCH_PIP_ARGS ?=
 
 .PHONY: demo test lint typecheck package-check docs bench study clean clean-cache
 
-# An install compiles the scoring kernels ahead of time (setup.py, ordmetrics._core._scoring_aot):
+# An install compiles the scoring kernels ahead of time (setup.py, ordmetrics._core._scoring_aot_*):
 # an edit of their source reinstalls, so that the tests always run the module of the current code.
 AOT_SOURCES := setup.py src/ordmetrics/_core/aot.py src/ordmetrics/_core/aot_build.py \
 	src/ordmetrics/_core/kernels.py $(wildcard src/ordmetrics/metrics/scoring/*.py)

@@ -8,7 +8,7 @@ Each measurement runs in a new Python process, as a user's first command would:
 - the first calls of the six scoring rules of the issue (``rps``, ``sa_rps``, ``brier``,
   ``log_loss``, ``pbs``, ``pll``) on N rows of K classes, once with an empty numba cache (a
   fresh install; goal <= 1.5 s for the six together) and once more with the cache the first
-  run wrote. With the kernels compiled at install (``ordmetrics._core._scoring_aot``, see
+  run wrote. With the kernels compiled at install (``ordmetrics._core._scoring_aot_*``, see
   ``ordmetrics._core.aot``) neither compiles; the same two runs with ``ORDMETRICS_AOT=0`` show
   the just-in-time kernels (every kernel compiles, then loads from numba's cache);
 - the floor numba sets: its import and the first compilation of a trivial kernel (the target's

@@ -44,7 +44,8 @@ ordmetrics-"$version"-cp*.whl) ;;
 esac
 "$PYTHON" -c "import sys, zipfile; print('\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))" \
     "$wheel" >"$work/wheel.txt"
-grep -q "^ordmetrics/_core/_scoring_aot\." "$work/wheel.txt" || {
+grep -q "^ordmetrics/_core/_scoring_aot_f8\." "$work/wheel.txt" &&
+    grep -q "^ordmetrics/_core/_scoring_aot_f4\." "$work/wheel.txt" || {
     echo "package-check: the ahead-of-time scoring kernels are missing from the wheel" >&2
     exit 1
 }

@@ -1,7 +1,7 @@
-"""The scoring kernels compiled at install (``ordmetrics._core._scoring_aot``) against the same
-kernels compiled just in time: the same bits for every rule and variant, and the export used
-only when it is current, built for this processor and given exactly the types it was compiled
-for.
+"""The scoring kernels compiled at install (``ordmetrics._core._scoring_aot_f8`` and ``_f4``)
+against the same kernels compiled just in time: the same bits for every rule and variant, and
+the export used only when it is current, built for this processor and given exactly the types
+it was compiled for.
 
 Where the module was not built (no C compiler at install) these tests skip, unless
 ``ORDMETRICS_EXPECT_AOT=1`` (set by ``make test``) says it must be there.
@@ -23,7 +23,7 @@ from ordmetrics.metrics.scoring import RULES
 
 BUILT = aot.aot_status().startswith("in use")
 EXPECTED = os.environ.get("ORDMETRICS_EXPECT_AOT") == "1"
-needs_aot = pytest.mark.skipif(not BUILT, reason="ordmetrics._core._scoring_aot not built here")
+needs_aot = pytest.mark.skipif(not BUILT, reason="the ahead-of-time modules are not built here")
 
 KERNEL_RULES = {rule.kernel.py_func.__name__: rule for rule in RULES.values()}
 #: beyond a block (1,024 rows), a chunk (32 blocks) and with short last ones
@@ -160,7 +160,7 @@ def test_public_functions_give_the_same_bits_without_the_exports(monkeypatch, we
     names = om.list_metrics("scoring_rule")
     with_aot = _public_values(names, weighted, n, k)
     with monkeypatch.context() as m:
-        m.setattr(aot, "_MODULE", [False])
+        m.setattr(aot, "_MODULES", dict.fromkeys(aot.AOT_MODULES, False))
         without = _public_values(names, weighted, n, k)
     for key, value in with_aot.items():
         assert _bits(value) == _bits(without[key]), key
@@ -219,17 +219,17 @@ def test_a_stale_stamp_is_never_used(monkeypatch) -> None:
 
 @needs_aot
 def test_another_processor_never_uses_the_exports(monkeypatch) -> None:
-    monkeypatch.setattr(aot, "_MODULE", [None])
+    monkeypatch.setattr(aot, "_MODULES", {})
     monkeypatch.setattr(aot, "host_target", lambda: ("some-other-cpu", "+sse2"))
     assert aot.aot_status().startswith("not used")
     assert aot._module() is False
-    monkeypatch.setattr(aot, "_MODULE", [None])
+    monkeypatch.setattr(aot, "_MODULES", {})
     monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
     assert aot._module() is False
 
 
 def test_the_switch_turns_the_exports_off(monkeypatch) -> None:
-    monkeypatch.setattr(aot, "_MODULE", [None])
+    monkeypatch.setattr(aot, "_MODULES", {})
     monkeypatch.setenv(aot.ENV_SWITCH, "0")
     assert aot.aot_status().startswith("switched off")
     y = np.zeros(2, np.int64)

@@ -1,20 +1,24 @@
 """The scoring kernels compiled ahead of time, at install, and how a call finds them.
 
 A fresh environment would otherwise compile every scoring kernel on its first call (numba's
-import and target set-up, about 0.7 s, then 0.4 to 0.6 s per kernel). When the package is
-built (``pip install``; ``setup.py``), :mod:`ordmetrics._core.aot_build` compiles the same
-kernels, from the same source, with numba's ahead-of-time compiler into the extension module
-``ordmetrics._core._scoring_aot``: one exported function per kernel and variant of its arguments
-(:func:`export_name`). A call of :func:`ordmetrics._core.kernels.score_rows` asks
-:func:`kernel_for` for the export matching its arrays and runs it (numba is then not even
-imported); where there is none, the kernel is compiled just in time as before. Both run the
-same code through the same compiler, so they give the same bits (``tests/test_aot.py``
-compares them on every variant).
+import and target set-up, about 0.7 s, then 0.4 to 0.6 s per kernel). When the package is built
+(``pip install``; ``setup.py``), :mod:`ordmetrics._core.aot_build` compiles the same kernels,
+from the same source, with numba's ahead-of-time compiler into two extension modules
+(:data:`AOT_MODULES`: float64 and float32 probabilities): one exported function per kernel and
+variant of its arguments (:func:`export_name`). A call of
+:func:`ordmetrics._core.kernels.score_rows` asks :func:`kernel_for` for the export matching its
+arrays and runs it (numba is then not even imported); where there is none, the kernel is
+compiled just in time as before. Both run the same code through the same compiler, so they give
+the same bits (``tests/test_aot.py`` compares them on every variant).
 
 The export is used only when all of these hold, otherwise the just-in-time kernel runs:
 
 * the extension was built (a C compiler was at hand at install; without one the install goes
   on without it) and the environment variable ``ORDMETRICS_AOT`` is not ``0``;
+* it was compiled for this processor, name and features as LLVM sees them
+  (:func:`target_stamp`, checked once per process; numba's ``NUMBA_CPU_NAME`` and
+  ``NUMBA_CPU_FEATURES`` unset): a wheel taken to another machine never runs instructions
+  that machine lacks;
 * its stamp matches the source: each kernel's export carries a hash of the files its code
   comes from (the rule's module, :mod:`ordmetrics._core.kernels`, this module and the build
   module), computed again here on the first call; an edit of a kernel after the build
@@ -41,7 +45,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "AOT_MODULE",
+    "AOT_MODULES",
     "ENV_SWITCH",
     "TARGET_EXPORT",
     "aot_status",
@@ -55,16 +59,21 @@ __all__ = [
     "target_stamp",
 ]
 
-#: The extension module the build writes (absent when it could not be built).
-AOT_MODULE = "ordmetrics._core._scoring_aot"
+#: The extension modules the build writes (absent when they could not be built), by the dtype
+#: of the probabilities of their exports: two halves, compiled side by side on two processes.
+#: The float64 module also holds the helpers (block sums, their combination).
+AOT_MODULES = {
+    "f8": "ordmetrics._core._scoring_aot_f8",
+    "f4": "ordmetrics._core._scoring_aot_f4",
+}
 #: ``ORDMETRICS_AOT=0`` makes every call compile its kernels just in time.
 ENV_SWITCH = "ORDMETRICS_AOT"
 #: The export giving :func:`target_stamp` of the processor the module was compiled for.
 TARGET_EXPORT = "target__stamp"
 
 _LOCK = threading.Lock()
-#: [the module, or False when absent or switched off; None before the first look]
-_MODULE: list[Any] = [None]
+#: part -> the module, or False when absent, stale for this processor or switched off
+_MODULES: dict[str, Any] = {}
 #: (kernel name, file, line) -> whether its exports' stamp matches the source
 _CURRENT: dict[tuple[str, str, int], bool] = {}
 
@@ -143,21 +152,21 @@ def kernel_files(py_func: Callable[..., Any]) -> list[str]:
     return sorted(files, key=lambda f: os.path.relpath(f, root))
 
 
-def _module() -> Any:
-    mod = _MODULE[0]
+def _module(part: str = "f8") -> Any:
+    mod = _MODULES.get(part)
     if mod is None:
         with _LOCK:
-            mod = _MODULE[0]
+            mod = _MODULES.get(part)
             if mod is None:
                 mod = False
                 if os.environ.get(ENV_SWITCH, "1").strip() != "0":
                     try:
-                        mod = importlib.import_module(AOT_MODULE)
+                        mod = importlib.import_module(AOT_MODULES[part])
                     except ImportError:
                         mod = False
                     if mod is not False and not _target_ok(mod):
                         mod = False
-                _MODULE[0] = mod
+                _MODULES[part] = mod
     return mod
 
 
@@ -197,9 +206,6 @@ def kernel_for(
     """The ahead-of-time export of the scoring kernel ``kernel`` (a
     :class:`ordmetrics._core.jit.LazyKernel`) for these arguments, or None (see the module
     notes: not built, switched off, stale, or another type of argument)."""
-    mod = _module()
-    if mod is False:
-        return None
     py_func = getattr(kernel, "py_func", None)
     if py_func is None:
         return None
@@ -208,6 +214,9 @@ def kernel_for(
     elif _is(P, _F4, 2):
         p_dtype = "f4"
     else:
+        return None
+    mod = _module(p_dtype)
+    if mod is False:
         return None
     if not (_is(y, _I8, 1) and _is(parts, _F8, 2)):
         return None
@@ -262,16 +271,18 @@ def aot_status() -> str:
     """
     if os.environ.get(ENV_SWITCH, "1").strip() == "0":
         return f"switched off ({ENV_SWITCH}=0): the scoring kernels compile on first use"
-    if _module() is False:
-        try:
-            importlib.import_module(AOT_MODULE)
-        except ImportError:
-            return (
-                "not built (no C compiler at install, or a source checkout without "
-                "`pip install -e .`): the scoring kernels compile on first use"
-            )
+    if all(_module(part) is not False for part in AOT_MODULES):
+        files = ", ".join(sys.modules[name].__file__ or name for name in AOT_MODULES.values())
+        return f"in use ({files})"
+    try:
+        for name in AOT_MODULES.values():
+            importlib.import_module(name)
+    except ImportError:
         return (
-            "not used: built for another processor (or NUMBA_CPU_NAME / NUMBA_CPU_FEATURES "
-            "set): the scoring kernels compile on first use"
+            "not built (no C compiler at install, or a source checkout without "
+            "`pip install -e .`): the scoring kernels compile on first use"
         )
-    return f"in use ({AOT_MODULE}, {sys.modules[AOT_MODULE].__file__})"
+    return (
+        "not used: built for another processor (or NUMBA_CPU_NAME / NUMBA_CPU_FEATURES "
+        "set): the scoring kernels compile on first use"
+    )

@@ -2,17 +2,18 @@
 
 Every registered scoring rule's kernel, and :func:`ordmetrics._core.kernels.block_sums` and
 :func:`~ordmetrics._core.kernels.combine_blocks`, is compiled with numba's ahead-of-time
-compiler (``numba.pycc``) into one extension module, with the options of the just-in-time
-kernels: the GIL released (``nogil``) and numba's NumPy error model (a division by zero gives
-inf or NaN, never an exception), for this machine's processor and features, as numba's
-just-in-time compiler would (``numba.pycc`` alone would take the processor's name only). A
-wheel built here is therefore for processors like this one; elsewhere the exports are not
-used (:func:`ordmetrics._core.aot.target_stamp`) and the kernels compile on first use.
+compiler (``numba.pycc``) into two extension modules (float64 and float32 probabilities, built
+side by side), with the options of the just-in-time kernels: the GIL released (``nogil``) and
+numba's NumPy error model (a division by zero gives inf or NaN, never an exception), for this
+machine's processor and features, as numba's just-in-time compiler would (``numba.pycc`` alone
+would take the processor's name only). A wheel built here is therefore for processors like this
+one; elsewhere the exports are not used (:func:`ordmetrics._core.aot.target_stamp`) and the
+kernels compile on first use.
 
 The variants are those :func:`ordmetrics._core.kernels.score_rows` calls: float64 and float32
 probabilities, with and without weights, per-sample output or none (the log rules always have
 it), PLL's penalties. Each kernel also gets a ``<kernel>__stamp`` export returning the hash of
-its source files (:func:`ordmetrics._core.aot.source_stamp`), and the module a
+its source files (:func:`ordmetrics._core.aot.source_stamp`), and each module a
 ``target__stamp`` export, the hash of the processor it was compiled for.
 
 Only the build imports this module (it needs numba and a C compiler); nothing imports it at
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ordmetrics._core.aot import (
-    AOT_MODULE,
+    AOT_MODULES,
     TARGET_EXPORT,
     export_name,
     host_target,
@@ -40,17 +41,18 @@ from ordmetrics._core.aot import (
 __all__ = ["build", "exports"]
 
 
-def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[str, bool, bool, bool]]:
-    """(p_dtype, weights, out, pen) of every call :func:`score_rows` makes of a kernel."""
-    for p_dtype in ("f8", "f4"):
-        for weights in (False, True):
-            for out in (True,) if log_form else (False, True):
-                yield p_dtype, weights, out, penalty
+def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[bool, bool, bool]]:
+    """(weights, out, pen) of every call :func:`score_rows` makes of a kernel."""
+    for weights in (False, True):
+        for out in (True,) if log_form else (False, True):
+            yield weights, out, penalty
 
 
-def exports(rules: Iterable[Any]) -> Iterator[tuple[str, Any, Callable[..., Any]]]:
-    """(name, numba signature, Python function) of every export, the stamps included, for the
-    scoring rules ``rules`` (:class:`ordmetrics._core.rule.ScoringRule` records)."""
+def exports(rules: Iterable[Any], part: str) -> Iterator[tuple[str, Any, Callable[..., Any]]]:
+    """(name, numba signature, Python function) of every export of the module ``part`` (a key
+    of :data:`ordmetrics._core.aot.AOT_MODULES`: the dtype of the probabilities), the stamps
+    included, for the scoring rules ``rules`` (:class:`ordmetrics._core.rule.ScoringRule`
+    records)."""
     from numba import types as nt
 
     from ordmetrics._core import kernels
@@ -70,9 +72,9 @@ def exports(rules: Iterable[Any]) -> Iterator[tuple[str, Any, Callable[..., Any]
         if name in seen:  # a kernel shared by two rules (pseudospherical)
             continue
         seen.add(name)
-        for p_dtype, weights, out, pen in _variants(rule.log_form, rule.penalty):
+        for weights, out, pen in _variants(rule.log_form, rule.penalty):
             sig = result(
-                p_types[p_dtype],
+                p_types[part],
                 i8_1,
                 f8_1 if weights else nt.none,
                 nt.float64,
@@ -83,9 +85,11 @@ def exports(rules: Iterable[Any]) -> Iterator[tuple[str, Any, Callable[..., Any]
                 f8_1 if pen else nt.none,
                 f8_2,
             )
-            yield export_name(name, p_dtype, weights, out, pen), sig, py_func
+            yield export_name(name, part, weights, out, pen), sig, py_func
         yield stamp_name(name), nt.int64(), _constant(source_stamp(kernel_files(py_func)))
-    helpers = (
+    if part != "f8":
+        return
+    helpers = (  # in the float64 module
         (kernels.block_sums, "n", nt.void(f8_1, nt.none, nt.float64, f8_2)),
         (kernels.block_sums, "w", nt.void(f8_1, f8_1, nt.float64, f8_2)),
         (kernels.combine_blocks, "n", result(f8_2)),
@@ -112,9 +116,9 @@ def _constant(value: int) -> Callable[[], int]:
     return stamp
 
 
-def build(rules: Iterable[Any], output_dir: str, output_file: str | None = None) -> str:
-    """Compile every export for the scoring rules ``rules`` into the extension module in
-    ``output_dir``; its path.
+def build(rules: Iterable[Any], part: str, output_dir: str, output_file: str | None = None) -> str:
+    """Compile the exports of the module ``part`` for the scoring rules ``rules`` into
+    ``output_dir``; its path. ``setup.py`` builds the two parts in two processes at once.
 
     ``output_file``: the file name (default: the platform's name for the module).
     """
@@ -135,13 +139,13 @@ def build(rules: Iterable[Any], output_dir: str, output_file: str | None = None)
             flags.release_gil = True
             flags.error_model = "numpy"
 
-    cc = CC(AOT_MODULE.rsplit(".", 1)[1], source_module=sys.modules[__name__])
+    cc = CC(AOT_MODULES[part].rsplit(".", 1)[1], source_module=sys.modules[__name__])
     cc.output_dir = output_dir
     if output_file is not None:
         cc.output_file = output_file
     cc.target_cpu = "host"
     cc.use_nrt = False  # the kernels allocate nothing
-    for name, sig, func in exports(rules):
+    for name, sig, func in exports(rules, part):
         cc.export(name, sig)(func)
     original = pycc_compiler.Flags, aot_codegen._customize_tm_features
     pycc_compiler.Flags = _Flags
