@@ -1140,16 +1140,16 @@ def test_quantile_kernels_beyond_the_chunk_size_give_the_values_of_the_sorted_pa
     """70,001 rows (several chunks, a short last one), tie groups within the tolerance and
     weights with ties: the thresholds from the stably sorted buckets give the sorted path's
     values."""
-    from ordmetrics.metrics.calibration import fused as CF
+    from ordmetrics.metrics.calibration import fused_quantile as CQ
 
     calls = []
-    thresholds = CF._thresholds
+    thresholds = CQ._thresholds
 
     def counted(*args):
         calls.append(1)
         return thresholds(*args)
 
-    monkeypatch.setattr(CF, "_thresholds", counted)
+    monkeypatch.setattr(CQ, "_thresholds", counted)
     funcs = {"top_label": ece, "classwise": classwise_ece, "cumulative": cumulative_ece}
     y, P = _kernel_data(rng, kind, 70_001, 4)
     for w in (None, rng.integers(0, 4, y.size) * 0.5):

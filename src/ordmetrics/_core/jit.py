@@ -44,6 +44,7 @@ __all__ = [
     "set_compile_hook",
     "threading_layer",
     "threads_started",
+    "vector_add4_intrinsic",
 ]
 
 _LOCK = threading.RLock()
@@ -164,6 +165,61 @@ def prefetch_intrinsic() -> Any:
 
         _PREFETCH.append(prefetch_l2)
     return _PREFETCH[0]
+
+
+_VECTOR_ADD: list[Any] = []
+
+
+def vector_add4_intrinsic() -> Any:
+    """A numba intrinsic ``vector_add4(tab, index, a, b, c, d)``: ``tab[index : index + 4] +=
+    (a, b, c, d)`` on a 1-D C-contiguous float64 array, as one vector load, addition and store
+    (LLVM ``<4 x double>``; each lane an ordinary float64 addition, so the sums are those of
+    four scalar additions, bit for bit). No bounds check: the caller keeps ``index + 4``
+    within ``tab``. Built once per process; for kernels that add several sums to one table
+    slot per row.
+    """
+    if _VECTOR_ADD:
+        return _VECTOR_ADD[0]
+    with _LOCK:
+        if _VECTOR_ADD:
+            return _VECTOR_ADD[0]
+        from llvmlite import ir
+        from numba.core import types
+        from numba.extending import intrinsic
+
+        @intrinsic
+        def vector_add4(
+            typingctx: Any, tab: Any, index: Any, a: Any, b: Any, c: Any, d: Any
+        ) -> Any:
+            if not (
+                isinstance(tab, types.Array)
+                and tab.dtype == types.float64
+                and tab.ndim == 1
+                and tab.layout == "C"  # the four values side by side in memory
+                and isinstance(index, types.Integer)
+                and all(x == types.float64 for x in (a, b, c, d))
+            ):
+                return None
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                ary = context.make_array(signature.args[0])(context, builder, args[0])
+                i64 = ir.IntType(64)
+                index = args[1]
+                if index.type.width < 64:
+                    signed = signature.args[1].signed
+                    index = (builder.sext if signed else builder.zext)(index, i64)
+                vec = ir.VectorType(ir.DoubleType(), 4)
+                ptr = builder.bitcast(builder.gep(ary.data, [index]), vec.as_pointer())
+                add = ir.Constant(vec, ir.Undefined)
+                for lane, x in enumerate(args[2:]):
+                    add = builder.insert_element(add, x, ir.Constant(ir.IntType(32), lane))
+                builder.store(builder.fadd(builder.load(ptr, align=8), add), ptr, align=8)
+                return context.get_dummy_value()
+
+            return types.void(tab, index, a, b, c, d), codegen
+
+        _VECTOR_ADD.append(vector_add4)
+    return _VECTOR_ADD[0]
 
 
 def _compile(py_func: Callable[..., Any], options: dict[str, Any]) -> Any:

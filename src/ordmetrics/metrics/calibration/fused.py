@@ -19,17 +19,21 @@ Order of the sums
     the last bits only (a fixed, documented order).
 Uniform bins
     One pass (:mod:`~ordmetrics.metrics.calibration.fused_uniform`): the rows are read in
-    blocks of about 1,024 values; the bins of a block's forecasts
-    (:func:`ordmetrics._core.numerics.bin_of_fraction`) are found by a loop on vector
-    instructions, then added to the tables row by row.
+    blocks of about 1,024 values; the class indices and weights of a block are checked and
+    the bins of its forecasts (:func:`ordmetrics._core.numerics.bin_of_fraction`) found by
+    loops on vector instructions, then the forecasts are added to the tables row by row, the
+    sums of a bin in one vector addition (each lane the scalar addition, bit for bit).
 Quantile bins
-    No sort of a whole column. A first pass adds, per event, the weight, the number, the
-    largest forecast and the sums of w f and w o of the forecasts in M equal buckets of
-    [0, 1] (:func:`n_buckets`: about max(sqrt(6 N), N / 64), at most ``N_BUCKETS``). A bucket
-    whose cumulative weight stays away from every quantile level j W / B (by more than the
-    tie tolerance) lies inside one bin; only the rows of the few buckets where a level falls
-    are collected (a second pass) and sorted, and their tie groups and bins are found
-    exactly as :mod:`~ordmetrics.metrics.calibration.binning` finds them (tie rule of
+    No sort of a whole column (:mod:`~ordmetrics.metrics.calibration.fused_quantile`). A first
+    pass adds, per event, the weight, the sums of w f and w o and the number of the forecasts
+    in M equal buckets of [0, 1] (:func:`n_buckets`: about max(sqrt(6 N), N / 64), at most
+    ``N_BUCKETS``), block by block as the uniform bins do. A bucket whose cumulative weight
+    stays away from every quantile level j W / B (by more than the tie tolerance) lies
+    inside one bin; only the rows of the few buckets where a level falls are collected (a
+    second pass, which also keeps the largest forecast of the bucket below each run of
+    them) and put in the stable order of their forecasts (a counting sort, NumPy's stable
+    sort where the forecasts crowd), and their tie groups and bins are found exactly as
+    :mod:`~ordmetrics.metrics.calibration.binning` finds them (tie rule of
     :mod:`ordmetrics._core.numerics`). This gives the thresholds T_j (the largest forecast of
     the bins below j), and a forecast v goes to bin #{j : T_j < v}, which is the bin of the
     binning module for rows of positive weight and rows of weight 0 alike. The sums per bin
@@ -83,18 +87,16 @@ from ordmetrics._core.validation import (
     sum_tolerance,
 )
 from ordmetrics.metrics.calibration.fused_kernels import (
-    IN_RUN,
-    NEAR_LOWER,
-    NEAR_UPPER,
-    _bucket_weights,
-    _collect,
     _deviation_sums,
-    _quantile_bin_sums,
     _threshold_sums,
-    _thresholds,
     _weight_range,
 )
-from ordmetrics.metrics.calibration.fused_uniform import _uniform_moments, _uniform_sums
+from ordmetrics.metrics.calibration.fused_quantile import bucket_table, quantile_bins
+from ordmetrics.metrics.calibration.fused_uniform import (
+    _uniform_moments,
+    _uniform_sums,
+    bind_vector_add,
+)
 
 __all__ = [
     "N_BUCKETS",
@@ -310,138 +312,27 @@ def event_sums(
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
         args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
+        bind_vector_add()
         n_bad = _run(_uniform_sums, P.size, *args)
         if n_bad or not inp.total > 0:
             return None
         inp.checked = True
         return _add_tables(sums), None
-    hist = np.zeros((min(n_chunks(n), 2), e, n_buckets(n), 5))
-    n_bad = _run(_bucket_weights, P.size, P, y, w, inp.ws, code, tol, check, hist)
+    c = min(n_chunks(n), 2)  # two chunks at most: the tables of the buckets stay small
+    n_bad, hist = bucket_table(P, y, w, inp.ws, code, e, n_buckets(n), c, tol, check)
     if n_bad or not inp.total > 0:
         return None
     inp.checked = True
-    found = _quantile_thresholds(inp, code, hist, n_bins, tol_b)
+    max_sorted = _MAX_SORTED_FRACTION * P.size + 64
+    found = quantile_bins(P, y, w, inp.ws, inp.total, code, hist, n_bins, tol_b, max_sorted)
     if found is None:
         return None
-    T, lut, vals, wts, obs, offsets = found
+    T, lut, sums = found
     if n_chunks(n) == 1:  # the sums in row order: those of np.bincount, bit for bit
         sums = _sums_array(n, e, n_bins)
         _run(_threshold_sums, P.size, P, y, w, inp.ws, code, T, lut, sums)
         return sums[0], (T, lut)
-    # the sums of the buckets outside the runs, then the rows of the runs: no third pass
-    sums = np.zeros((e, n_bins, 3))
-    bucket_sums = np.ascontiguousarray(_add_tables(hist[..., [0, 3, 4]]))
-    _quantile_bin_sums(bucket_sums, lut, vals, wts, obs, offsets, T, sums)
     return sums, (T, lut)
-
-
-def _quantile_thresholds(
-    inp: FastInput, code: int, hist: np.ndarray, n_bins: int, tol_b: float
-) -> tuple[np.ndarray, ...] | None:
-    """The thresholds T (E, B - 1) of the quantile bins (see the module notes), the bin of
-    every bucket outside the runs (E, M; -1 inside), and the forecasts, weights and
-    outcomes of the rows collected in the runs with the offsets of the events; or None."""
-    P, y, w, total = inp.P, inp.y, inp.w, inp.total
-    chunk_count = hist[..., 1]
-    e, m = hist.shape[1:3]
-    weight = _add_tables(hist[..., 0])
-    count = chunk_count.sum(axis=0)
-    top = hist[..., 2].max(axis=0)
-    # weight below each bucket, and at its end, in units of W / B
-    below = np.zeros((e, m + 1))
-    np.cumsum(weight, axis=1, out=below[:, 1:])
-    # the previous and the next bucket that holds rows (-1 / m: none)
-    nonempty = count > 0
-    cols = np.arange(m)
-    prev_ne = np.maximum.accumulate(np.where(nonempty, cols, -1), axis=1)
-    prev_ne = np.concatenate([np.full((e, 1), -1), prev_ne[:, :-1]], axis=1)
-    next_ne = np.minimum.accumulate(np.where(nonempty, cols, m)[:, ::-1], axis=1)[:, ::-1]
-    next_ne = np.concatenate([next_ne[:, 1:], np.full((e, 1), m)], axis=1)
-    # the weight below the first row of a bucket ranges from the start of the previous bucket
-    # that holds rows (the first row of this bucket may be the first above a level) to the
-    # end of this one, in units of W / B
-    lo_b = np.take_along_axis(below, np.maximum(prev_ne, 0), axis=1)
-    lo_b = np.where(prev_ne >= 0, lo_b, below[:, :-1]) * (n_bins / total)
-    hi_b = below[:, 1:] * (n_bins / total)
-    delta = 2.0 * tol_b + 1e-9
-    # a bucket is sorted when some level j (1..B-1) lies in [lo - delta, hi + delta]
-    first_j = np.maximum(np.ceil(lo_b - delta), 1.0)
-    needed = nonempty & (first_j <= np.minimum(hi_b + delta, n_bins - 1.0))
-    n_sorted = np.where(needed, count, 0.0).sum(axis=1)
-    if n_sorted.sum() > _MAX_SORTED_FRACTION * P.size + 64:  # heavy ties
-        return None
-    # runs: needed buckets with no unneeded bucket holding rows between them
-    prev_needed = (prev_ne >= 0) & np.take_along_axis(needed, np.maximum(prev_ne, 0), axis=1)
-    next_needed = (next_ne < m) & np.take_along_axis(needed, np.minimum(next_ne, m - 1), axis=1)
-    starts = needed & ~prev_needed
-    ends = needed & ~next_needed
-    run_of = np.where(needed, np.cumsum(starts, axis=1) - 1, -1).astype(np.int64)
-    # the edges of the runs, where a tie group could cross (bucket edge m / M, m = 0..M)
-    edge = np.zeros((e, m + 1), dtype=bool)
-    edge[:, :-1] |= starts
-    edge[:, 1:] |= ends
-    edge[:, 0] = edge[:, m] = False  # nothing lies beyond 0 and 1
-    n_runs = int(starts.sum(axis=1).max(initial=0))
-    # per run: the weight, number and largest forecast of the rows below its first bucket
-    below_w = np.zeros((e, max(n_runs, 1)))
-    below_n = np.zeros((e, max(n_runs, 1)))
-    below_top = np.zeros((e, max(n_runs, 1)))
-    cum_n = np.cumsum(count, axis=1) - count
-    run_top = np.maximum.accumulate(np.where(count > 0, top, -np.inf), axis=1)
-    for j in range(e):  # loop over events (E <= K), not rows
-        first = np.flatnonzero(starts[j])
-        below_w[j, : first.size] = below[j, first]
-        below_n[j, : first.size] = cum_n[j, first]
-        prev = np.maximum(first - 1, 0)
-        below_top[j, : first.size] = np.where(first > 0, run_top[j, prev], -np.inf)
-    # where each chunk of rows writes the rows of each event it collects
-    per_chunk = np.where(needed[None], chunk_count, 0.0).sum(axis=2).astype(np.int64)  # (C, E)
-    offsets = np.zeros(e + 1, dtype=np.int64)
-    np.cumsum(per_chunk.sum(axis=0), out=offsets[1:])
-    chunk_offsets = offsets[None, :-1] + np.cumsum(per_chunk, axis=0) - per_chunk
-    bucket_codes = (
-        np.where(run_of >= 0, IN_RUN, 0)
-        | np.where(edge[:, :-1], NEAR_LOWER, 0)
-        | np.where(edge[:, 1:], NEAR_UPPER, 0)
-    ).astype(np.uint8)
-    vals = np.empty(int(offsets[-1]))
-    wts = np.empty(int(offsets[-1]))
-    obs = np.empty(int(offsets[-1]))
-    if not _run(
-        _collect,
-        P.size,
-        P,
-        y,
-        w,
-        inp.ws,
-        code,
-        bucket_codes,
-        np.ascontiguousarray(chunk_offsets),
-        vals,
-        wts,
-        obs,
-    ):
-        return None
-    T = np.full((e, max(n_bins - 1, 1)), np.inf)
-    # each event's collected rows in the order of their forecasts (stable: the weights of a
-    # tie group are added in row order); sorted here, not in the kernel (numba's merge sort
-    # costs seconds of compilation on first use)
-    order = np.empty(vals.size, dtype=np.int64)
-    for j in range(e):  # loop over events, not rows
-        a, z = int(offsets[j]), int(offsets[j + 1])
-        order[a:z] = np.argsort(vals[a:z], kind="stable")
-    _thresholds(
-        vals, wts, offsets, order, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
-    )
-    T = np.ascontiguousarray(T[:, : n_bins - 1])
-    # no threshold lies in a bucket outside the runs: every value there has the bin of the
-    # bucket's lower edge
-    lut = np.empty((e, m), dtype=np.int64)
-    lower = np.arange(m) / m
-    for j in range(e):  # loop over events, not rows
-        lut[j] = np.searchsorted(T[j], lower, side="left")
-    lut[run_of >= 0] = -1
-    return T, lut, vals, wts, obs, offsets
 
 
 def within_bin_sums(
@@ -563,6 +454,7 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     args = (P.reshape(-1), k, inp.y, inp.w, inp.ws, VIEW_CODES[view], n_bins, tol, tol_b)
     scores = np.zeros((moms.shape[0], 2))
     shifts = _sample_means(P, view, n_bins)
+    bind_vector_add()
     n_bad = _run(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
     if n_bad or not inp.total > 0:
         return None

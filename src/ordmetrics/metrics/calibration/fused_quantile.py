@@ -1,0 +1,156 @@
+"""The quantile bins of :mod:`ordmetrics.metrics.calibration.fused` in two passes over the rows.
+
+:func:`bucket_table` (the first pass) validates every row and adds, per (event, bucket), the
+weight, the sums of w f and w o and the number of the rows of positive weight (one four-lane
+vector addition per forecast). :func:`quantile_bins` finds from these tables the buckets
+where a quantile level may fall (the runs); a second pass copies the forecasts, weights and
+outcomes of their rows and keeps the largest forecast of the buckets just below them: one
+byte per (event, bucket) says what to do, most are 0 (a look-up and a well-predicted branch
+per forecast). The collected rows are put in the stable order of their forecasts by a
+counting sort on keys that follow the forecasts within their bucket (O(n)), the thresholds
+found by the binning module's tie rule, and the sums per bin are those of the buckets outside
+the runs followed by the collected rows. The kernels are those of
+:mod:`ordmetrics.metrics.calibration.fused_quantile_kernels`; the method is described in
+:mod:`ordmetrics.metrics.calibration.fused`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ordmetrics._core.parallel import parallel_slot
+from ordmetrics.metrics.calibration.fused_kernels import _quantile_bin_sums, _thresholds
+from ordmetrics.metrics.calibration.fused_quantile_kernels import (
+    COUNT_SLOT,
+    _bind_vector_add,
+    _bucket_sums,
+    _collect,
+    _plan_runs,
+    _stable_order,
+)
+
+__all__ = ["bucket_table", "quantile_bins"]
+
+
+def _run(kernel: Any, work: int, *args: Any) -> Any:
+    """A ``parallel=True`` kernel, or its serial twin where
+    :func:`ordmetrics._core.parallel.parallel_slot` says so (the chunks depend on N only:
+    both give the same bits)."""
+    with parallel_slot(work) as parallel:
+        return (kernel if parallel else kernel.serial)(*args)
+
+
+def _add_chunks(tables: np.ndarray) -> np.ndarray:
+    """The tables of the chunks added up in their order."""
+    out = tables[0].copy()
+    for i in range(1, tables.shape[0]):
+        out += tables[i]
+    return out
+
+
+def bucket_table(
+    P: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    ws: float,
+    view: int,
+    n_events: int,
+    n_buckets: int,
+    n_chunks: int,
+    tol: float,
+    check: bool,
+) -> tuple[int, np.ndarray]:
+    """The first pass: the number of invalid rows and values (0 unless ``check``), and the
+    table (C, E, M, 4) of :func:`_bucket_sums`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused_quantile import bucket_table
+    >>> P = np.array([[0.9, 0.1], [0.3, 0.7]])
+    >>> n_bad, hist = bucket_table(P, np.array([0, 1]), None, 1.0, 1, 2, 4, 1, 1e-9, True)
+    >>> n_bad, hist[0, 1].tolist()  # event y = 1: p_1 = 0.1 in bucket 0, 0.7 in bucket 2
+    (0, [[1.0, 0.1, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [1.0, 0.7, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+    """
+    hist = np.empty((n_chunks, n_events, n_buckets, 4))
+    _bind_vector_add()
+    args = (P.reshape(-1), P.shape[1], y, w, ws, view, tol, check, hist)
+    return int(_run(_bucket_sums, P.size, *args)), hist
+
+
+def quantile_bins(
+    P: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    ws: float,
+    total: float,
+    view: int,
+    hist: np.ndarray,
+    n_bins: int,
+    tol_b: float,
+    max_sorted: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The thresholds T (E, B - 1) of the quantile bins, the bin of every bucket outside the
+    runs (E, M; -1 inside) and the sums (E, B, 3) of w, w f, w o per (event, bin), from the
+    table ``hist`` of the first pass (:func:`bucket_table`) and a second pass
+    (:func:`_collect`); None where the binning module's sort is needed (heavy ties: more
+    than ``max_sorted`` forecasts to sort; a tie group that could cross the edge of a run).
+
+    The sums are those of the buckets outside the runs (buckets in increasing order, each
+    the sum of its chunks' row-order sums in chunk order) followed by the rows of the runs
+    in row order. See :mod:`ordmetrics.metrics.calibration.fused` for the method.
+    """
+    c, e, m = hist.shape[:3]
+    codes = np.zeros((e + 1) * m, dtype=np.uint8)  # the last M: the cumulative view's row sums
+    run_of = np.empty((e, m), dtype=np.int64)
+    below_w, below_n = np.zeros((e, m)), np.zeros((e, m))
+    top_of_run = np.full((e, m), -1, dtype=np.int64)
+    per_chunk = np.zeros((c, e), dtype=np.int64)
+    delta = 2.0 * tol_b + 1e-9
+    plan = (codes, run_of, below_w, below_n, top_of_run, per_chunk)
+    n_sorted, n_runs = _plan_runs(hist, n_bins / total, delta, float(n_bins), *plan)
+    if n_sorted > max_sorted:  # heavy ties
+        return None
+    # where each chunk of rows writes the rows of each event it collects
+    offsets = np.zeros(e + 1, dtype=np.int64)
+    np.cumsum(per_chunk.sum(axis=0), out=offsets[1:])
+    chunk_offsets = offsets[None, :-1] + np.cumsum(per_chunk, axis=0) - per_chunk
+    size = int(offsets[-1])
+    vals, wts, obs = np.empty(size), np.empty(size), np.empty(size)
+    top = np.full((c, e, m), -np.inf)
+    args = (P.reshape(-1), P.shape[1], y, w, ws, view, codes, chunk_offsets, vals)
+    if not _run(_collect, P.size, *args, wts, obs, top):
+        return None
+    # per run: the largest forecast of the rows below it (those of the bucket below it)
+    below = top_of_run[:, : max(n_runs, 1)]
+    top_all = np.take_along_axis(top.max(axis=0), np.maximum(below, 0), axis=1)
+    below_top = np.where(below >= 0, top_all, -np.inf)
+    T = np.full((e, max(n_bins - 1, 1)), np.inf)
+    # each event's collected rows in the order of their forecasts (stable: the weights of a
+    # tie group are added in row order); sorted here, not in the kernel (numba's merge sort
+    # costs seconds of compilation on first use)
+    order = np.empty(size, dtype=np.int64)
+    tables = _add_chunks(hist)  # (E, M, 4): the chunks added up in their order
+    needed = run_of >= 0
+    n_run = np.where(needed, tables[..., COUNT_SLOT], 0.0).astype(np.int64)
+    if not _stable_order(vals, offsets, n_run, np.cumsum(n_run, axis=1) - n_run, order):
+        for j in range(e):  # loop over events, not rows
+            a, z = int(offsets[j]), int(offsets[j + 1])
+            order[a:z] = np.argsort(vals[a:z], kind="stable")
+    _thresholds(
+        vals, wts, offsets, order, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
+    )
+    T = np.ascontiguousarray(T[:, : n_bins - 1])
+    # no threshold lies in a bucket outside the runs: every value there has the bin of the
+    # bucket's lower edge
+    lut = np.empty((e, m), dtype=np.int64)
+    lower = np.arange(m) / m
+    for j in range(e):  # loop over events, not rows
+        lut[j] = np.searchsorted(T[j], lower, side="left")
+    lut[needed] = -1
+    sums = np.zeros((e, n_bins, 3))
+    bucket_sums = np.ascontiguousarray(tables[..., :COUNT_SLOT])
+    _quantile_bin_sums(bucket_sums, lut, vals, wts, obs, offsets, T, sums)
+    return T, lut, sums
