@@ -2,11 +2,13 @@
 
 ``pip install`` (and ``pip install -e .``) compiles the scoring kernels into two extension
 modules, ``ordmetrics._core._scoring_aot_f8`` and ``_f4`` (float64 and float32 probabilities;
-:mod:`ordmetrics._core.aot_build`, with numba's ahead-of-time compiler and the C compiler),
-each in its own process, side by side, so that their first call in a new environment does
-not wait for the just-in-time compiler. Without a C compiler, or with ``ORDMETRICS_AOT=0`` set
-at install, the install goes on without them and the kernels compile on their first call
-instead.
+:mod:`ordmetrics._core.aot_build`, with numba's ahead-of-time compiler and the C compiler), each
+in its own process, side by side, so that their first call in a new environment does not wait
+for the just-in-time compiler. An editable install keeps the modules an earlier one left in
+``src/`` when they are current (every export there, stamped with the source and the processor of
+now), so a second ``pip install -e .`` does not compile them again. Without a C compiler, or
+with ``ORDMETRICS_AOT=0`` set at install, the install goes on without them and the kernels
+compile on their first call instead.
 """
 
 from __future__ import annotations
@@ -22,11 +24,16 @@ from setuptools.command.build_ext import build_ext
 AOT = {"ordmetrics._core._scoring_aot_f8": "f8", "ordmetrics._core._scoring_aot_f4": "f4"}
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "src")
 BUILD = """
-import sys
+import os, sys
 sys.path.insert(0, sys.argv[1])
-from ordmetrics._core.aot_build import build
+from ordmetrics._core.aot_build import build, is_current
 from ordmetrics.metrics.scoring import RULES
-build(RULES.values(), sys.argv[2], sys.argv[3], sys.argv[4])
+src, part, out_dir, out_file = sys.argv[1:5]
+kept = sys.argv[5] if len(sys.argv) > 5 else ""
+if kept and os.path.exists(kept) and is_current(RULES.values(), part, kept):
+    print("up to date:", kept)
+else:
+    build(RULES.values(), part, out_dir, out_file)
 """
 
 
@@ -55,6 +62,10 @@ class BuildExt(build_ext):
             path = self.get_ext_fullpath(ext.name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             args = [SRC, AOT[ext.name], os.path.dirname(path), os.path.basename(path)]
+            if getattr(self, "editable_mode", False):
+                # the module an earlier editable install left in src/: kept when current
+                build_py = self.get_finalized_command("build_py")
+                args.append(self._get_inplace_equivalent(build_py, ext)[0])
             jobs.append(
                 subprocess.Popen(
                     [sys.executable, "-c", BUILD, *args],

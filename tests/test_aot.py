@@ -33,6 +33,12 @@ SIZES = (0, 1, 7, 1023, 1025, 32 * 1024 + 17, 70_001)
 def test_the_module_is_built_where_expected() -> None:
     if EXPECTED:
         assert BUILT, aot.aot_status()
+        P, y, parts = np.eye(2), np.arange(2), np.empty((1, 3))
+        current = aot.kernel_for(RULES["rps"].kernel, P, y, None, None, None, parts)
+        assert current is not None, (
+            "the ahead-of-time modules are older than the kernels' source: reinstall "
+            "(`pip install -e .`; `make test` does it when a file of AOT_SOURCES changed)"
+        )
     else:
         assert aot.aot_status().startswith(("in use", "not built", "not used", "switched off"))
 
@@ -299,3 +305,23 @@ def test_the_thread_count_before_numba_is_numbas_own(env_threads) -> None:
     assert done.returncode == 0, done.stderr
     before, numba_says = done.stdout.split()
     assert before == numba_says
+
+
+@needs_aot
+@pytest.mark.parametrize("part", sorted(aot.AOT_MODULES))
+def test_a_current_module_is_kept_by_the_next_editable_install(monkeypatch, tmp_path, part):
+    """``setup.py`` keeps a module an earlier editable install built when every export is
+    there with the stamps of now; any other module is built again."""
+    from ordmetrics._core import aot_build
+
+    path = sys.modules[aot.AOT_MODULES[part]].__file__
+    assert path is not None
+    rules = list(RULES.values())
+    assert aot_build.is_current(rules, part, path)
+    assert not aot_build.is_current(rules, part, str(tmp_path / "missing.so"))
+    other = "f4" if part == "f8" else "f8"  # the other module lacks this one's exports
+    other_path = sys.modules[aot.AOT_MODULES[other]].__file__
+    assert other_path is not None
+    assert not aot_build.is_current(rules, part, other_path)
+    monkeypatch.setattr(aot_build, "source_stamp", lambda files: 7)  # the source was edited
+    assert not aot_build.is_current(rules, part, path)

@@ -38,7 +38,7 @@ from ordmetrics._core.aot import (
     target_stamp,
 )
 
-__all__ = ["build", "exports"]
+__all__ = ["build", "exports", "is_current"]
 
 
 def _variants(log_form: bool, penalty: bool) -> Iterator[tuple[bool, bool, bool]]:
@@ -156,3 +156,26 @@ def build(rules: Iterable[Any], part: str, output_dir: str, output_file: str | N
     finally:
         pycc_compiler.Flags, aot_codegen._customize_tm_features = original
     return os.path.join(output_dir, cc.output_file)
+
+
+def is_current(rules: Iterable[Any], part: str, path: str) -> bool:
+    """Whether the module ``part`` at ``path`` (built before) has every export of
+    :func:`exports` with the stamps of the source now and of this processor: then a new
+    install need not build it again (an editable install's second ``pip install -e .``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(AOT_MODULES[part], path)
+    if spec is None or spec.loader is None:
+        return False
+    try:
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except (ImportError, OSError):  # not a module of this Python, or no file
+        return False
+    for name, _, func in exports(rules, part):
+        found = getattr(mod, name, None)
+        if found is None:
+            return False
+        if name.endswith("__stamp") and int(found()) != func():
+            return False
+    return True
