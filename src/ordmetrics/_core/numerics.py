@@ -53,6 +53,7 @@ __all__ = [
     "scale_weights",
     "snap",
     "snap_sorted",
+    "sum_in_order",
     "weight_exponent",
     "weight_scale",
 ]
@@ -247,3 +248,20 @@ def scale_counts(M: np.ndarray) -> np.ndarray:
         return np.ldexp(M, -np.expand_dims(e, (-2, -1)))
     # a product by the power of two 2^-e rounds once, as ldexp does: the same bits
     return M * np.expand_dims(np.ldexp(1.0, -e), (-2, -1))
+
+
+def sum_in_order(stack: np.ndarray) -> np.ndarray:
+    """``stack[0] + stack[1] + ...``, added in that order (a new array): partial tables of
+    fixed chunks combined in a fixed order, so the result depends on the data only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics._core.numerics import sum_in_order
+    >>> sum_in_order(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).tolist()
+    [9.0, 12.0]
+    """
+    out = stack[0].copy()
+    for i in range(1, stack.shape[0]):
+        out += stack[i]
+    return out

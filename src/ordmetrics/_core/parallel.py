@@ -34,10 +34,18 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from ordmetrics._core.jit import num_threads, threads_started
 
-__all__ = ["PARALLEL_MIN_WORK", "parallel_slot", "run_chunks", "thread_pool", "usable_cpus"]
+__all__ = [
+    "PARALLEL_MIN_WORK",
+    "parallel_slot",
+    "run_chunks",
+    "run_kernel",
+    "thread_pool",
+    "usable_cpus",
+]
 
 #: Entries (rows x columns) below which the serial kernel runs. Starting numba's threads costs
 #: 5 to 150 microseconds on idle cores, but when the other cores are busy a parallel region
@@ -92,6 +100,17 @@ def parallel_slot(work: int) -> Iterator[bool]:
         yield True
     finally:
         entry.release()
+
+
+def run_kernel(kernel: Any, work: int, *args: Any) -> Any:
+    """``kernel(*args)`` for a ``parallel=True`` kernel (a
+    :class:`ordmetrics._core.jit.LazyKernel`), or its serial twin where :func:`parallel_slot`
+    says so for ``work`` entries (small input, another thread in a parallel kernel, a forked
+    child). A kernel whose blocks or chunks depend on the input only gives the same bits
+    either way.
+    """
+    with parallel_slot(work) as parallel:
+        return (kernel if parallel else kernel.serial)(*args)
 
 
 def usable_cpus() -> int:

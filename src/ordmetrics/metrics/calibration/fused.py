@@ -75,8 +75,8 @@ from typing import Any
 
 import numpy as np
 
-from ordmetrics._core.numerics import TIE_TOLERANCE, bin_of_fraction, scale_weights
-from ordmetrics._core.parallel import parallel_slot
+from ordmetrics._core.numerics import TIE_TOLERANCE, bin_of_fraction, scale_weights, sum_in_order
+from ordmetrics._core.parallel import run_kernel
 from ordmetrics._core.validation import (
     NAN_POLICIES,
     as_proba,
@@ -251,15 +251,6 @@ def n_chunks(n: int) -> int:
     return int(min(MAX_CHUNKS, max(1, n // _MIN_CHUNK_ROWS)))
 
 
-def _run(kernel: Any, work: int, *args: Any) -> Any:
-    """Call a ``parallel=True`` kernel, or its serial twin where
-    :func:`ordmetrics._core.parallel.parallel_slot` says so (small input, another thread in a
-    parallel kernel, a forked child): the chunks depend on N only, so both give the same
-    bits."""
-    with parallel_slot(work) as parallel:
-        return (kernel if parallel else kernel.serial)(*args)
-
-
 def checked_input(P: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> FastInput:
     """The :class:`FastInput` of inputs validated already (``weight`` as given, or None)."""
     w, ws, total = scaled_weights(weight)
@@ -271,14 +262,6 @@ def checked_input(P: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> Fa
 
 def _sums_array(n: int, e: int, b: int) -> np.ndarray:
     return np.zeros((n_chunks(n), e, b, 3))
-
-
-def _add_tables(sums: np.ndarray) -> np.ndarray:
-    """The tables of the chunks added up in their order."""
-    out = sums[0].copy()
-    for i in range(1, sums.shape[0]):
-        out += sums[i]
-    return out
 
 
 def _n_events(view: str, k: int) -> int:
@@ -313,11 +296,11 @@ def event_sums(
         sums = _sums_array(n, e, n_bins)
         args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
         bind_vector_add()
-        n_bad = _run(_uniform_sums, P.size, *args)
+        n_bad = run_kernel(_uniform_sums, P.size, *args)
         if n_bad or not inp.total > 0:
             return None
         inp.checked = True
-        return _add_tables(sums), None
+        return sum_in_order(sums), None
     c = min(n_chunks(n), 2)  # two chunks at most: the tables of the buckets stay small
     n_bad, hist = bucket_table(P, y, w, inp.ws, code, e, n_buckets(n), c, tol, check)
     if n_bad or not inp.total > 0:
@@ -330,7 +313,7 @@ def event_sums(
     T, lut, sums = found
     if n_chunks(n) == 1:  # the sums in row order: those of np.bincount, bit for bit
         sums = _sums_array(n, e, n_bins)
-        _run(_threshold_sums, P.size, P, y, w, inp.ws, code, T, lut, sums)
+        run_kernel(_threshold_sums, P.size, P, y, w, inp.ws, code, T, lut, sums)
         return sums[0], (T, lut)
     return sums, (T, lut)
 
@@ -349,7 +332,7 @@ def within_bin_sums(
     out = np.empty((e, 3))
     parts = np.zeros((n_chunks(P.shape[0]), 2, e, 3))
     T, lut = quantile if quantile is not None else (np.empty((e, 0)), np.empty((e, 1), np.int64))
-    _run(
+    run_kernel(
         _deviation_sums,
         P.size,
         P,
@@ -455,7 +438,7 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     scores = np.zeros((moms.shape[0], 2))
     shifts = _sample_means(P, view, n_bins)
     bind_vector_add()
-    n_bad = _run(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
+    n_bad = run_kernel(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
     if n_bad or not inp.total > 0:
         return None
     inp.checked = True
@@ -470,17 +453,17 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     o_c = s_o / safe_c
     sq_c = s_dd - s_d * s_d / safe_c
     co_c = s_od - s_o * s_d / safe_c
-    weight = _add_tables(w_c)
-    sum_o = _add_tables(s_o)
+    weight = sum_in_order(w_c)
+    sum_o = sum_in_order(s_o)
     score = math.fsum(scores.ravel())  # the chunks' sums and compensations, rounded once
     filled = weight > 0
     safe = np.where(filled, weight, 1.0)
-    m = _add_tables(w_c * m_c) / safe  # the bin mean minus r
+    m = sum_in_order(w_c * m_c) / safe  # the bin mean minus r
     mean_f = np.where(filled, ref + m, 0.0)
     if not np.all(sq_c.sum(axis=(0, 2)) * MAX_SHIFTED_RATIO >= s_dd.sum(axis=(0, 2))):
         return weight, mean_f, sum_o, None, None, score
     mean_o = sum_o / safe
     dev = np.where(filled_c, m_c - m, 0.0)
-    wbv = _add_tables(sq_c) + _add_tables(w_c * dev * dev)
-    wbc = _add_tables(co_c) + _add_tables(w_c * dev * (o_c - mean_o))
+    wbv = sum_in_order(sq_c) + sum_in_order(w_c * dev * dev)
+    wbc = sum_in_order(co_c) + sum_in_order(w_c * dev * (o_c - mean_o))
     return weight, mean_f, sum_o, wbv, wbc, score

@@ -16,11 +16,10 @@ the runs followed by the collected rows. The kernels are those of
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ordmetrics._core.parallel import parallel_slot
+from ordmetrics._core.numerics import sum_in_order
+from ordmetrics._core.parallel import run_kernel
 from ordmetrics.metrics.calibration.fused_kernels import _quantile_bin_sums, _thresholds
 from ordmetrics.metrics.calibration.fused_quantile_kernels import (
     COUNT_SLOT,
@@ -32,22 +31,6 @@ from ordmetrics.metrics.calibration.fused_quantile_kernels import (
 )
 
 __all__ = ["bucket_table", "quantile_bins"]
-
-
-def _run(kernel: Any, work: int, *args: Any) -> Any:
-    """A ``parallel=True`` kernel, or its serial twin where
-    :func:`ordmetrics._core.parallel.parallel_slot` says so (the chunks depend on N only:
-    both give the same bits)."""
-    with parallel_slot(work) as parallel:
-        return (kernel if parallel else kernel.serial)(*args)
-
-
-def _add_chunks(tables: np.ndarray) -> np.ndarray:
-    """The tables of the chunks added up in their order."""
-    out = tables[0].copy()
-    for i in range(1, tables.shape[0]):
-        out += tables[i]
-    return out
 
 
 def bucket_table(
@@ -77,7 +60,7 @@ def bucket_table(
     hist = np.empty((n_chunks, n_events, n_buckets, 4))
     _bind_vector_add()
     args = (P.reshape(-1), P.shape[1], y, w, ws, view, tol, check, hist)
-    return int(_run(_bucket_sums, P.size, *args)), hist
+    return int(run_kernel(_bucket_sums, P.size, *args)), hist
 
 
 def quantile_bins(
@@ -121,7 +104,7 @@ def quantile_bins(
     vals, wts, obs = np.empty(size), np.empty(size), np.empty(size)
     top = np.full((c, e, m), -np.inf)
     args = (P.reshape(-1), P.shape[1], y, w, ws, view, codes, chunk_offsets, vals)
-    if not _run(_collect, P.size, *args, wts, obs, top):
+    if not run_kernel(_collect, P.size, *args, wts, obs, top):
         return None
     # per run: the largest forecast of the rows below it (those of the bucket below it)
     below = top_of_run[:, : max(n_runs, 1)]
@@ -132,7 +115,7 @@ def quantile_bins(
     # tie group are added in row order); sorted here, not in the kernel (numba's merge sort
     # costs seconds of compilation on first use)
     order = np.empty(size, dtype=np.int64)
-    tables = _add_chunks(hist)  # (E, M, 4): the chunks added up in their order
+    tables = sum_in_order(hist)  # (E, M, 4): the chunks added up in their order
     needed = run_of >= 0
     n_run = np.where(needed, tables[..., COUNT_SLOT], 0.0).astype(np.int64)
     if not _stable_order(vals, offsets, n_run, np.cumsum(n_run, axis=1) - n_run, order):
