@@ -61,7 +61,7 @@ PYTEST_WORKERS ?= 2
 # Where a C compiler is at hand the install must have built the ahead-of-time kernels
 # (ORDMETRICS_EXPECT_AOT=1: tests/test_aot.py fails otherwise); without one the install goes on
 # without them, the kernels compile on first use, and their tests skip.
-HAS_CC = import shutil, sysconfig; print(int(bool(shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]))))
+HAS_CC = import os, shutil, sysconfig; print(int(bool(shutil.which((os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]))))
 
 test: $(STAMP_TEST) $(STAMP_TORCH)
 	ORDMETRICS_EXPECT_AOT=$$($(BIN)/python -c '$(HAS_CC)') \

@@ -46,7 +46,7 @@ esac
     "$wheel" >"$work/wheel.txt"
 # with a C compiler the build must carry the ahead-of-time scoring kernels (without one it goes on
 # without them, and their checks below are skipped)
-has_cc=$("$PYTHON" -c 'import shutil, sysconfig; print(int(bool(shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]))))')
+has_cc=$("$PYTHON" -c 'import os, shutil, sysconfig; print(int(bool(shutil.which((os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]))))')
 if [ "$has_cc" = 1 ]; then
     grep -q "^ordmetrics/_core/_scoring_aot_f8\." "$work/wheel.txt" &&
         grep -q "^ordmetrics/_core/_scoring_aot_f4\." "$work/wheel.txt" || {
