@@ -149,14 +149,25 @@ def test_an_invalid_row_anywhere_is_reported(rng, what, where):
         P[where] = [1.2, -0.2, 0.0, 0.0]  # sums to 1, outside [0, 1]
     else:
         P[where, 0] += 0.01
+    message = {
+        "label": "y_true must hold class indices",
+        "weight_negative": "sample_weight must be non-negative",
+        "weight_nan": "sample_weight is NaN",
+        "weight_inf": "sample_weight must be finite",
+        "value": r"y_proba must lie in \[0, 1\]",
+        "sum": "rows of y_proba must sum to 1",
+    }[what]
+    row = rf"row ({where}|{where:,})\b"  # the message names the row
     for func in (ece, classwise_ece, cumulative_ece, brier_decomposition, rps_decomposition):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=rf"{message}.*{row}"):
             func(y, P, n_bins=10, sample_weight=w)
 
 
 def test_vector_add_python_and_compiled_agree(rng):
-    """The Python :func:`vector_add` and the intrinsic the kernels use add the same four lanes,
+    """The Python ``vector_add4`` and the intrinsic the kernels use add the same four lanes,
     each an ordinary float64 addition, and leave the others alone."""
+    from ordmetrics._core.jit import vector_add4
+
     numba = pytest.importorskip("numba")
     tab = rng.normal(size=12)
     tab[5] = -0.0
@@ -165,8 +176,8 @@ def test_vector_add_python_and_compiled_agree(rng):
     for j, x in enumerate(lanes):
         want[4 + j] = want[4 + j] + x
     py = tab.copy()
-    CU.vector_add(py, 4, *lanes)
-    add = CU.bind_vector_add()
+    vector_add4(py, 4, *lanes)
+    add = vector_add4.intrinsic()
 
     @numba.njit
     def run(t, i, a, b, c, d):

@@ -18,7 +18,9 @@ than the cache, so an edit of the inlined code is never answered with stale mach
 
 When a kernel is first called, every kernel it names as a global (in this or another module)
 is compiled first and the module's name is rebound to the numba dispatcher, so numba sees
-dispatchers, never the lazy wrappers, when it types the calls between kernels.
+dispatchers, never the lazy wrappers, when it types the calls between kernels. A global
+naming :data:`prange` or an :class:`Intrinsic` is rebound the same way, to ``numba.prange``
+or to the intrinsic.
 
 A kernel compiled with ``parallel=True`` has a serial twin (:attr:`LazyKernel.serial`): the
 same code compiled without ``parallel`` (``prange`` then runs as ``range``), under its own
@@ -36,14 +38,17 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "Intrinsic",
     "cache_disabled",
     "njit",
     "num_threads",
     "prange",
+    "prefetch",
     "prefetch_intrinsic",
     "set_compile_hook",
     "threading_layer",
     "threads_started",
+    "vector_add4",
     "vector_add4_intrinsic",
 ]
 
@@ -286,6 +291,64 @@ def _drop_stale_cache(dispatcher: Any, py_func: Callable[..., Any]) -> bool:
     return True
 
 
+class Intrinsic:
+    """A numba intrinsic that a kernel names as a global, built on first compilation.
+
+    Like :data:`prange`: when a kernel that names it is first called, the global is rebound
+    to the intrinsic ``build()`` returns (built once per process; building imports numba),
+    so numba sees the intrinsic when it types the kernel. Called from Python it is
+    ``py_func``, the plain version of the same operation.
+
+    Examples
+    --------
+    >>> from ordmetrics._core.jit import Intrinsic
+    >>> twice = Intrinsic(lambda: None, lambda x: 2 * x)
+    >>> twice(3)
+    6
+    """
+
+    def __init__(self, build: Callable[[], Any], py_func: Callable[..., Any]) -> None:
+        self.build = build
+        self.py_func = py_func
+        self.__doc__ = py_func.__doc__
+
+    def __call__(self, *args: Any) -> Any:
+        return self.py_func(*args)
+
+    def intrinsic(self) -> Any:
+        """The numba intrinsic (built on the first request)."""
+        return self.build()
+
+
+def _vector_add4_py(tab: Any, index: int, a: float, b: float, c: float, d: float) -> None:
+    """``tab[index : index + 4] += (a, b, c, d)`` on a contiguous float64 vector ``tab``: the
+    Python version of :data:`vector_add4`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics._core.jit import vector_add4
+    >>> tab = np.zeros(6)
+    >>> vector_add4(tab, 1, 1.0, 2.0, 3.0, 4.0)
+    >>> tab.tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 0.0]
+    """
+    tab[index : index + 4] += (a, b, c, d)
+
+
+def _prefetch_py(arr: Any, offset: int) -> None:
+    """A hint only: nothing to do in Python."""
+    return None
+
+
+#: ``vector_add4(tab, index, a, b, c, d)`` for kernels: :func:`vector_add4_intrinsic` once
+#: compiled, :func:`_vector_add4_py` from Python.
+vector_add4 = Intrinsic(vector_add4_intrinsic, _vector_add4_py)
+#: ``prefetch(arr, offset)`` for kernels: :func:`prefetch_intrinsic` once compiled, a no-op
+#: from Python.
+prefetch = Intrinsic(prefetch_intrinsic, _prefetch_py)
+
+
 class _PRange:
     """``numba.prange`` without importing numba: kernels name it as a global, which is rebound
     to ``numba.prange`` before they are compiled; called from Python it is ``range``."""
@@ -407,6 +470,9 @@ class LazyKernel:
                 import numba
 
                 glb[name] = numba.prange
+                continue
+            if isinstance(callee, Intrinsic):
+                glb[name] = callee.intrinsic()
                 continue
             if isinstance(callee, LazyKernel):
                 callee._materialize(seen)

@@ -18,13 +18,11 @@ of the tile compile to vector instructions.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ordmetrics._core.jit import njit, prange, prefetch_intrinsic
+from ordmetrics._core.jit import njit, prange, prefetch
 
-__all__ = ["GENERAL_BLOCK", "bind_prefetch", "decide_general", "general_row", "general_rows"]
+__all__ = ["GENERAL_BLOCK", "decide_general", "general_row", "general_rows"]
 
 _opts = {"cache": True, "nogil": True, "error_model": "numpy"}
 _inline = {**_opts, "inline": "always"}
@@ -35,22 +33,6 @@ GENERAL_BLOCK = 4096
 
 #: The float32 unit roundoff, 2^-24.
 _U32 = 2.0**-24
-
-
-def prefetch(arr: Any, offset: int) -> None:
-    """Ask for the cache line ``offset`` bytes into ``arr``'s data (a hint only).
-
-    A no-op in Python; :func:`bind_prefetch` replaces it with the compiled intrinsic
-    (``llvm.prefetch``, into the level-2 cache) before the kernel is compiled.
-    """
-    return None
-
-
-def bind_prefetch() -> None:
-    """Bind :func:`prefetch` to the compiled intrinsic
-    (:func:`ordmetrics._core.jit.prefetch_intrinsic`; imports numba) before a kernel using it
-    compiles."""
-    globals()["prefetch"] = prefetch_intrinsic()
 
 
 @njit(**_inline)
@@ -343,7 +325,6 @@ def decide_general(
     scale = 1.0 / cmax if 2.0**-1000 < cmax < 2.0**1000 else 0.0
     C32 = (C * scale).astype(np.float32)  # C[j, m] * scale rounded to float32, as in a loop
     limit = np.float32((slack * scale + 8.0 * (k + 2) * _U32) * (1.0 + 4.0 * _U32))
-    bind_prefetch()
     if parallel:
         return bool(GENERAL_KERNEL(P, C, C32, out, slack, lo, hi, limit))
     return bool(SERIAL_KERNEL(P, C, C32, out, slack, lo, hi, limit, 0, n))
@@ -351,6 +332,5 @@ def decide_general(
 
 #: The lazy kernels, kept under names of their own: on the first call of a kernel (or any
 #: look-up of an attribute of numba's) its module name is rebound to the numba dispatcher.
-#: Call :func:`bind_prefetch` before their first call.
 GENERAL_KERNEL = general_rows
 SERIAL_KERNEL = _rows

@@ -95,7 +95,6 @@ from ordmetrics.metrics.calibration.fused_quantile import bucket_table, quantile
 from ordmetrics.metrics.calibration.fused_uniform import (
     _uniform_moments,
     _uniform_sums,
-    bind_vector_add,
 )
 
 __all__ = [
@@ -295,7 +294,6 @@ def event_sums(
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
         args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
-        bind_vector_add()
         n_bad = run_kernel(_uniform_sums, P.size, *args)
         if n_bad or not inp.total > 0:
             return None
@@ -437,7 +435,6 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     args = (P.reshape(-1), k, inp.y, inp.w, inp.ws, VIEW_CODES[view], n_bins, tol, tol_b)
     scores = np.zeros((moms.shape[0], 2))
     shifts = _sample_means(P, view, n_bins)
-    bind_vector_add()
     n_bad = run_kernel(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
     if n_bad or not inp.total > 0:
         return None

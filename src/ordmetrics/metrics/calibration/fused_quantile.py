@@ -23,7 +23,6 @@ from ordmetrics._core.parallel import run_kernel
 from ordmetrics.metrics.calibration.fused_kernels import _quantile_bin_sums, _thresholds
 from ordmetrics.metrics.calibration.fused_quantile_kernels import (
     COUNT_SLOT,
-    _bind_vector_add,
     _bucket_sums,
     _collect,
     _plan_runs,
@@ -58,7 +57,6 @@ def bucket_table(
     (0, [[1.0, 0.1, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [1.0, 0.7, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
     """
     hist = np.empty((n_chunks, n_events, n_buckets, 4))
-    _bind_vector_add()
     args = (P.reshape(-1), P.shape[1], y, w, ws, view, tol, check, hist)
     return int(run_kernel(_bucket_sums, P.size, *args)), hist
 

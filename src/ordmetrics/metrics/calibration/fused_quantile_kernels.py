@@ -10,12 +10,10 @@ threads; each chunk adds into a table of its own.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ordmetrics._core.jit import njit, prange
-from ordmetrics.metrics.calibration import fused_uniform
+from ordmetrics._core.jit import vector_add4 as vector_add
 from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk
 
 #: Values per block of rows (whole rows: at least one row per block).
@@ -35,25 +33,6 @@ IN_RUN = 1
 NEAR_LOWER = 2
 NEAR_UPPER = 4
 TOP_BELOW = 8
-
-
-def vector_add(tab: np.ndarray, index: int, a: float, b: float, c: float, d: float) -> None:
-    """``tab[index : index + 4] += (a, b, c, d)``: the Python version of
-    :func:`ordmetrics.metrics.calibration.fused_uniform.vector_add`, whose compiled intrinsic
-    replaces it before the kernels compile (:func:`_bind_vector_add`)."""
-    tab[index : index + 4] += (a, b, c, d)
-
-
-def _bind_vector_add() -> None:
-    """Bind :func:`vector_add` to the compiled intrinsic of
-    :func:`ordmetrics.metrics.calibration.fused_uniform.bind_vector_add` before the kernels
-    compile."""
-    if "vector_add" not in _BOUND:
-        _BOUND["vector_add"] = fused_uniform.bind_vector_add()
-        globals()["vector_add"] = _BOUND["vector_add"]
-
-
-_BOUND: dict[str, Any] = {}
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,26 +1,24 @@
 """The compiled loops of the uniform bins of :mod:`ordmetrics.metrics.calibration.fused`.
 
-The rows are read in blocks of about ``BLOCK`` values (whole rows, in row order): loops over
-a block check the class indices and weights, form the forecasts where they are not the values
+The rows are read in blocks of about ``BLOCK`` values (whole rows, in row order): loops over a
+block check the class indices and weights, form the forecasts where they are not the values
 themselves and find the uniform bin of every forecast (:func:`_fill_bins`), all on vector
-instructions; a last loop adds each (row, event) to the table of its bin, row by row, the
-sums of a bin side by side in one vector addition (:func:`vector_add`: lane by lane, the
-additions of scalar code, bit for bit). The rows split into chunks (the split depends on N
-only) run in parallel on numba's threads; each chunk adds its rows in row order into its own
-table.
+instructions; a last loop adds each (row, event) to the table of its bin, row by row, the sums
+of a bin side by side in one vector addition (:data:`~ordmetrics._core.jit.vector_add4`: lane by
+lane, the additions of scalar code, bit for bit). The rows split into chunks (the split depends
+on N only) run in parallel on numba's threads; each chunk adds its rows in row order into its
+own table.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 import numpy as np
 
-from ordmetrics._core.jit import njit, prange, vector_add4_intrinsic
+from ordmetrics._core.jit import njit, prange
+from ordmetrics._core.jit import vector_add4 as _vadd4
 from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk, _uniform_bin
 
-__all__ = ["BLOCK", "FLUSH_BLOCKS", "bind_vector_add", "vector_add"]
+__all__ = ["BLOCK", "FLUSH_BLOCKS"]
 
 #: Values per block of rows (whole rows: at least one row per block).
 BLOCK = 1024
@@ -33,45 +31,6 @@ FLUSH_BLOCKS = 4
 #: :func:`_uniform_moments` (two).
 _SUM_SLOTS = 4
 _MOMENT_SLOTS = 8
-
-
-def vector_add(tab: np.ndarray, index: int, a: float, b: float, c: float, d: float) -> None:
-    """``tab[index : index + 4] += (a, b, c, d)`` on a contiguous float64 vector ``tab``.
-
-    The Python version; :func:`bind_vector_add` gives the kernels, before they compile, a
-    numba intrinsic instead that loads the four values as one vector, adds and stores it (one
-    read-modify-write instead of four; each lane an ordinary float64 addition, so the sums
-    are those of four scalar additions, bit for bit).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ordmetrics.metrics.calibration.fused_uniform import vector_add
-    >>> tab = np.zeros(6)
-    >>> vector_add(tab, 1, 1.0, 2.0, 3.0, 4.0)
-    >>> tab.tolist()
-    [0.0, 1.0, 2.0, 3.0, 4.0, 0.0]
-    """
-    tab[index : index + 4] += (a, b, c, d)
-
-
-#: What the kernels call: :func:`vector_add`, or once bound its intrinsic.
-_vadd4: Any = vector_add
-
-_BOUND: list[Any] = []
-_LOCK = threading.Lock()
-
-
-def bind_vector_add() -> Any:
-    """Bind the kernels' :func:`vector_add` to its compiled intrinsic (imports numba and
-    llvmlite) before a kernel of this module compiles; built once per process. Returns the
-    intrinsic."""
-    if not _BOUND:
-        with _LOCK:
-            if not _BOUND:
-                _BOUND.append(vector_add4_intrinsic())
-    globals()["_vadd4"] = _BOUND[0]
-    return _BOUND[0]
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -150,11 +109,12 @@ def _uniform_sums(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, sums):
 
     ``Pf``: the N x K probabilities as one C-ordered vector. ``sums`` (C, E, B, 3): chunk c of
     the rows adds into a table of its own in row order (the three sums of a bin and a fourth
-    slot, always 0, in one :func:`vector_add`; w o adds 0 where the event did not happen,
-    which leaves a sum unchanged), copied to ``sums[c]``; the caller adds the C tables up in
-    their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows: the sums of ``np.bincount``, bit
-    for bit). Returns the number of invalid rows and values (``check`` False: not checked);
-    when there are any, the sums are discarded (the caller validates the slow way).
+    slot, always 0, in one :data:`~ordmetrics._core.jit.vector_add4`; w o adds 0 where the event
+    did not happen, which leaves a sum unchanged), copied to ``sums[c]``; the caller adds the C
+    tables up in their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows: the sums of
+    ``np.bincount``, bit for bit). Returns the number of invalid rows and values (``check``
+    False: not checked); when there are any, the sums are discarded (the caller validates the
+    slow way).
     """
     N = y.size
     C = sums.shape[0]
@@ -266,14 +226,14 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
     with d = f - s the difference from the shift s of the bin (``shifts`` (E, B), NaN: the
     chunk's first forecast in the bin), and the score terms w (f - o)^2 of all events.
 
-    Chunk c of the rows adds in row order into a table of its own, 8 slots per (event, bin):
-    w, w d, w d^2, w o in one :func:`vector_add` (w o: 0 where the event did not happen, which
-    leaves a sum unchanged), then w o d; w d and w o d in parts of ``FLUSH_BLOCKS`` blocks of
-    rows, then added to the chunk's sums (slots 5 and 6; slot 7: the shift). ``moms``
-    (C, E, B, 7): w, S_d, S_dd, (unused), S_o, S_od and the shift of each bin. The score terms
-    of a block of rows are added plainly (row after row, event after event), the block sums
-    with Neumaier's compensated summation into ``scores[c]`` (sum, compensation). The caller
-    turns each chunk's sums into the bin's weight, means, and sums of squared and crossed
+    Chunk c of the rows adds in row order into a table of its own, 8 slots per (event, bin): w,
+    w d, w d^2, w o in one :data:`~ordmetrics._core.jit.vector_add4` (w o: 0 where the event did
+    not happen, which leaves a sum unchanged), then w o d; w d and w o d in parts of
+    ``FLUSH_BLOCKS`` blocks of rows, then added to the chunk's sums (slots 5 and 6; slot 7: the
+    shift). ``moms`` (C, E, B, 7): w, S_d, S_dd, (unused), S_o, S_od and the shift of each bin.
+    The score terms of a block of rows are added plainly (row after row, event after event), the
+    block sums with Neumaier's compensated summation into ``scores[c]`` (sum, compensation). The
+    caller turns each chunk's sums into the bin's weight, means, and sums of squared and crossed
     deviations from the means, and merges the chunks in their order. Returns the number of
     invalid rows and values (``check`` False: not checked); when there are any, the sums are
     discarded.
