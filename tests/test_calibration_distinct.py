@@ -362,3 +362,122 @@ def test_the_hash_of_a_single_value_and_of_many_small_ones(rng):
         assert got is not None
         assert got[0].tobytes() == want[0].tobytes()
         assert np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("kind", ["rounded", "planted", "chains", "continuous", "zeros"])
+def test_the_radix_sort_gives_the_bits_of_numpys_sorts(rng, kind, monkeypatch):
+    """The radix sorts (above their size thresholds) and NumPy's sort and stable argsort
+    (below) give the same keys and permutations: the same bits in every result."""
+    from ordmetrics._core import radix as RX
+
+    n = 9_000
+    if kind == "rounded":
+        y, P = rounded(rng, n, 4)
+    elif kind == "planted":
+        y, P = planted(rng, n, 4)
+    elif kind == "chains":
+        y, P = chains(rng, n)
+    elif kind == "continuous":
+        P = rng.dirichlet(np.ones(4), n)
+        y = rng.integers(0, 4, n)
+    else:  # -0.0, 0.0, subnormals and 1.0 in one column
+        y, P = rounded(rng, n, 3)
+        P[::3, 1] += P[::3, 0]
+        P[::3, 0] = -0.0
+        P[::5, 1] += P[::5, 0]
+        P[::5, 0] = 5e-324
+        P[::7] = [0.0, 0.0, 1.0]
+    w = 10.0 ** rng.uniform(-150, 150, n)
+    monkeypatch.setattr(DI, "HASH_MAX_VALUES", 0)  # the sort also for few distinct values
+    results = []
+    for small in (0, n + 1):  # the radix kernel, then NumPy's sorts
+        monkeypatch.setattr(RX, "SMALL_N", small)
+        monkeypatch.setattr(RX, "SMALL_N_PAIRS", small)
+        results.append([FUNCS[r](y, P, sample_weight=v) for r in FUNCS for v in (None, w)])
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("kind", ["rounded", "planted", "chains", "continuous"])
+def test_the_sums_in_sorted_order_are_those_of_bincount_in_row_order(rng, kind):
+    """W_u and S_u added in the order of the stable sort: the bits of ``np.bincount`` in row
+    order; the rows of the bins of several values: those of the row index, in row order."""
+    n = 30_000
+    if kind == "rounded":
+        y, P = rounded(rng, n, 4)
+    elif kind == "planted":
+        y, P = planted(rng, n, 4)
+    elif kind == "chains":
+        y, P = chains(rng, n)
+    else:
+        P = rng.dirichlet(np.ones(4), n)
+        y = rng.integers(0, 4, n)
+    w = 10.0 ** rng.uniform(-20, 20, n)  # the order of addition shows in the last bits
+    f_all, o_all = CB.event_forecasts(P, y, "cumulative")  # rounded sums: near-ties
+    j = 0 if kind == "planted" else f_all.shape[1] - 1
+    f = np.ascontiguousarray(f_all[:, j])
+    o = o_all[:, j].astype(bool)
+    buf = np.empty(n)
+    values, w_value, s_value, starts, groups, order, at = DI._sorted_sums(
+        f, o, w, buf, np.empty((4, n), dtype=np.int64), np.empty(n, dtype=bool)
+    )
+    run = DI._row_runs(order, at)
+    assert np.array_equal(values[run], f + 0.0)
+    # unweighted: the counts per value (exact) and the same tie starts
+    ints = np.empty((2, n), dtype=np.int64)
+    u_values, count, ones, u_starts, u_groups = DI._unweighted_values(
+        f, o, np.empty(n), ints, np.empty(n, dtype=bool)
+    )
+    assert u_values.tobytes() == values.tobytes()
+    assert np.array_equal(count, np.bincount(run))
+    assert np.array_equal(ones, np.bincount(run, weights=o))
+    assert np.array_equal(u_starts, DI._tie_starts(values))
+    assert u_groups == groups == np.count_nonzero(u_starts)
+    assert w_value.tobytes() == np.bincount(run, weights=w).tobytes()
+    assert s_value.tobytes() == np.bincount(run, weights=w * o).tobytes()
+    assert np.array_equal(starts, DI._tie_starts(values))  # the same rule, in the kernel
+    if starts.all():
+        assert kind == "continuous"
+        return
+    first = np.flatnonzero(starts)
+    joined = np.flatnonzero(~starts)
+    bin_of_joined = np.searchsorted(first, joined, side="right") - 1
+    bin_of_value = np.cumsum(starts) - 1
+    several = np.unique(bin_of_joined)
+    in_several = np.zeros(values.size, dtype=bool)
+    in_several[first[several]] = True
+    in_several[joined] = True
+    want_rows = np.flatnonzero(in_several[run])
+    # the ties merged in place: the bins' first values and sums over their values (ascending)
+    want_w = w_value[first]
+    np.add.at(want_w, bin_of_joined, w_value[joined])
+    want = (values[first], want_w, values[joined], w_value[joined], s_value[joined])
+    n_values = values.size
+    bins, j_index, j_value, j_w, j_s, j_bin = DI._join(values, w_value, s_value, starts, groups)
+    assert bins == first.size
+    assert np.array_equal(j_index, joined)
+    assert np.array_equal(j_bin, bin_of_joined)
+    got = (values[:bins], w_value[:bins], j_value, j_w, j_s)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(got, want, strict=True))
+    hi_u = np.where(several + 1 < first.size, first[np.minimum(several + 1, bins - 1)], n_values)
+    rows, index = DI._rows_of_bins(order, at, first[several], hi_u, several, starts)
+    if rows is None:  # many: the bin of every row
+        assert kind in ("rounded", "chains")
+        assert np.array_equal(index, bin_of_value[run])
+    else:
+        assert kind == "planted"
+        assert np.array_equal(rows, want_rows)
+        assert np.array_equal(index, bin_of_value[run[want_rows]])
+
+
+def test_the_results_do_not_depend_on_the_thread_count(rng):
+    """The compiled passes are serial, in a fixed order: the same bits on one and two threads
+    (N beyond the radix sorts' thresholds)."""
+    from conftest import on_one_and_two_threads
+
+    n = 20_000
+    y, P = planted(rng, n, 4)
+    w = 10.0 ** rng.uniform(-50, 50, n)
+    one, two = on_one_and_two_threads(
+        lambda: [FUNCS[r](y, P, sample_weight=v) for r in FUNCS for v in (None, w)]
+    )
+    assert one == two

@@ -6,21 +6,26 @@ tie rule of :mod:`ordmetrics._core.numerics` groups neighbouring values into the
 valued at its smallest member. Definitions: ``docs/definitions.md``, section 4.
 
 * Unweighted: the forecast and the outcome of a row are packed into one integer key (the bits
-  of the non-negative float64 forecast, shifted left, plus the outcome) and the keys sorted
-  with NumPy's vectorised sort: the runs of equal keys give the counts per value and outcome,
-  with no permutation of the rows. Counts are exact, whatever the order of addition.
-* Weighted: the distinct value of every row, by a stable argsort of the forecasts' bits (as
-  int64: ordered like non-negative values, and faster to sort than the floats) or, for at most
-  :data:`HASH_MAX_VALUES` distinct values, by a perfect hash of the bits (no sort of the rows);
-  then W_u, S_u and the bin sums W_b, S_b are added in row order (``np.bincount``).
+  of the non-negative float64 forecast, shifted left, plus the outcome) and the keys sorted by
+  the radix sort of :mod:`ordmetrics._core.radix` (no permutation of the rows); one compiled
+  pass over the sorted keys (:func:`_value_sums`) gives the distinct values, their counts and
+  counts of outcome 1 (exact, whatever the order of addition) and the tie starts.
+* Weighted: the keys are the bits of the forecasts shifted left (ordered like the values),
+  sorted by the same radix sort carrying the row numbers (stable: the permutation of
+  ``np.argsort(kind="stable")``); the same pass adds W_u and S_u in sorted order, which is
+  row order within a value: the bits of ``np.bincount`` in row order. For at most
+  :data:`HASH_MAX_VALUES` distinct values a perfect hash of the bits finds the value of every
+  row instead (no sort), and ``np.bincount`` adds. The sums W_b, S_b of a bin of several
+  values are added over its rows in row order.
 
 Order of the sums (fixed): REL and RES over the bins in ascending order, UNC from S = sum_b S_b
-(NumPy's pairwise summation); the score over the rows in row order (pairwise); WBV and WBC,
-non-zero only where the tie rule puts several distinct values in one bin, over the values
-above their bin's value f_b in ascending order (pairwise) of W_u (u - f_b)^2 and
-2 (S_u - W_u o_b)(u - f_b).
+(NumPy's pairwise summation; the terms per bin by :func:`_bin_terms`, one pass); the score
+over the rows in row order (pairwise); WBV and WBC, non-zero only where the tie rule puts
+several distinct values in one bin, over the values above their bin's value f_b in ascending
+order (pairwise) of W_u (u - f_b)^2 and 2 (S_u - W_u o_b)(u - f_b).
 
-One event at a time: the memory beyond the input is a few vectors of N values.
+One event at a time: the memory beyond the input is a few vectors of N values, allocated once
+per call and reused from event to event.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ordmetrics._core.jit import njit
 from ordmetrics._core.numerics import TIE_TOLERANCE
+from ordmetrics._core.radix import radix_argsort, radix_sort
 
 __all__ = ["distinct_parts"]
 
@@ -75,105 +82,234 @@ def _tie_starts(values: np.ndarray) -> np.ndarray:
     return starts
 
 
+@njit(cache=True, nogil=True)
+def _value_sums(
+    sorted_key, value, order, w, o, w_value, s_value, first, starts, tolerance
+):  # pragma: no cover - compiled
+    """Runs of equal values in the sorted keys (a value's bits times 2, plus the outcome when
+    unweighted): returns the number M of distinct values and the number of their tie groups;
+    writes their bits over ``sorted_key[:M]`` (``value``: the same memory as float64), per
+    value the weight and the weighted outcomes in ``w_value[:M]`` and ``s_value[:M]``, and in
+    ``starts[:M]`` whether a value starts a tie group (:func:`_tie_starts`, the same
+    operations).
+
+    Weighted (``order``: the stable permutation that sorted the keys, N values): the sums of
+    ``w`` and of ``w * o`` over the value's rows, added one by one in sorted order, which is
+    row order within a value (the sort is stable): the additions of ``np.bincount`` in row
+    order, bit for bit; and the sorted position of each value's first row in ``first[:M]``.
+    Unweighted (``order`` and ``first`` empty): the count and the count of outcome 1 (the
+    key's low bit), as float64 (exact).
+    """
+    n = sorted_key.size
+    weighted = order.size == n
+    if weighted:  # w and o in sorted order first (a gather apart: faster), over the outputs
+        for i in range(n):
+            r = order[i]
+            w_value[i] = w[r]
+            starts[i] = o[r]
+    m = -1
+    groups = 0
+    last = -1
+    w_sum = 0.0  # the sums of the current value, in registers
+    s_sum = 0.0
+    wi = 0.0
+    oi = False
+    for i in range(n):
+        k = sorted_key[i]
+        if weighted:  # read before the outputs m <= i are written
+            wi = w_value[i]
+            oi = starts[i]
+        v = k >> 1
+        if v != last:
+            if m >= 0:
+                w_value[m] = w_sum
+                s_value[m] = s_sum
+            m += 1
+            sorted_key[m] = v  # m <= i: a key already read
+            if m == 0:
+                new = True
+            else:  # the tie rule for sorted non-negative values: max(1, |a|, |b|) = max(1, b)
+                hi = value[m]
+                new = hi - value[m - 1] > max(hi, 1.0) * tolerance
+            starts[m] = new
+            groups += new
+            if weighted:
+                first[m] = i
+            w_sum = 0.0
+            s_sum = 0.0
+            last = v
+        if weighted:
+            w_sum += wi
+            s_sum += wi * oi
+        else:
+            w_sum += 1.0
+            s_sum += k & 1
+    if m >= 0:
+        w_value[m] = w_sum
+        s_value[m] = s_sum
+    return m + 1, groups
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _bin_terms(v_bin, weight, s_o, base_rate, mean_o, rel, res):  # pragma: no cover - compiled
+    """Per bin (one pass): the observed frequency o_b = S_b / W_b, W_b (f_b - o_b)^2 and
+    W_b (o_b - base_rate)^2; f_b and o_b taken as 0 in a bin of zero weight (the operations
+    of NumPy's ``np.where(W_b > 0, ...)``, one by one). ``mean_o`` may be ``s_o``."""
+    for b in range(v_bin.size):
+        wb = weight[b]
+        full = wb > 0
+        mo = s_o[b] / wb if full else 0.0  # no branch: vector instructions
+        mf = v_bin[b] if full else 0.0
+        mean_o[b] = mo
+        d = mf - mo
+        rel[b] = wb * (d * d)
+        d = mo - base_rate
+        res[b] = wb * (d * d)
+
+
+_NO_ROWS = np.empty(0, dtype=np.int64)
+_NO_WEIGHTS = np.empty(0)
+_NO_OUTCOMES = np.empty(0, dtype=bool)
+
+
+def _other(buffers: tuple[np.ndarray, np.ndarray], used: np.ndarray) -> np.ndarray:
+    """The buffer of the pair that is not ``used`` (a sort's result lies in either)."""
+    return buffers[1] if used is buffers[0] else buffers[0]
+
+
 def _unweighted_values(
-    f: np.ndarray, o: np.ndarray, buf: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    f: np.ndarray, o: np.ndarray, buf: np.ndarray, ints: np.ndarray, flags: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Distinct values u of ``f`` (ascending), their counts and their counts of outcome 1
-    (int64); ``f`` in [0, 2). ``buf``: a float64 buffer of N values, overwritten."""
-    n = f.size
+    (float64, exact), the tie starts among the values (:func:`_tie_starts`) and their number;
+    ``f`` in [0, 2). ``buf`` (float64, N), ``ints`` (int64, (2, N)) and
+    ``flags`` (bool, N): buffers overwritten, the results lie in them."""
     key = buf.view(np.int64)
     # non-negative float64 values below 2: their bits as int64 are ordered like the values and
     # leave the top bit free for the shift (the bits of -0.0, the sign bit alone, shift out to
     # those of +0.0)
     np.left_shift(f.view(np.int64), 1, out=key)
     np.add(key, o, out=key)  # 2 bits(f) + o
-    key.sort()  # NumPy's vectorised sort, no permutation of the rows
-    starts = np.flatnonzero(_run_starts(key))  # runs of equal (value, outcome)
-    run_key = key[starts]
-    odd = run_key & 1  # 1 for the runs of outcome 1
-    run_key >>= 1  # the value's bits: one run per value, or two (outcome 0, then 1)
-    first = np.flatnonzero(_run_starts(run_key))
-    if first.size == run_key.size:  # one run per value
-        count = np.diff(starts, append=n)
-        return run_key.view(np.float64), count, count * odd
-    last = np.append(first[1:], run_key.size) - 1
-    at = starts[first]  # the first (sorted) row of each value
-    end = np.append(at[1:], n)
-    return run_key[first].view(np.float64), end - at, (end - starts[last]) * odd[last]
+    pair = (key, ints[0])
+    sorted_key, _ = radix_sort(key, pair[1])  # no permutation of the rows
+    count = _other(pair, sorted_key).view(np.float64)
+    ones = ints[1].view(np.float64)
+    m, groups = _value_sums(
+        sorted_key,
+        sorted_key.view(np.float64),
+        _NO_ROWS,
+        _NO_WEIGHTS,
+        _NO_OUTCOMES,
+        count,
+        ones,
+        _NO_ROWS,
+        flags,
+        TIE_TOLERANCE,
+    )
+    values = sorted_key[:m].view(np.float64)
+    return values, count[:m], ones[:m], flags[:m], groups
 
 
 def _reduce(
-    v_bin: np.ndarray, weight: np.ndarray, s_o: np.ndarray, total: float, filled: bool
+    v_bin: np.ndarray, weight: np.ndarray, s_o: np.ndarray, total: float, terms: np.ndarray
 ) -> tuple[float, float, float, np.ndarray]:
-    """REL, RES, UNC and the observed frequency per bin, from the bin values and sums
-    (``filled``: every bin has a positive weight)."""
-    if filled:
-        mean_o = s_o / weight
-        mean_f = v_bin
-    else:
-        full = weight > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_o = np.where(full, s_o / weight, 0.0)
-        mean_f = np.where(full, v_bin, 0.0)
+    """REL, RES, UNC and the observed frequency per bin, from the bin values and sums: the
+    terms per bin by :func:`_bin_terms`, their sums by NumPy (pairwise, in bin order). The
+    frequencies are written over ``s_o``; ``terms``: a float64 buffer (2, >= bins)."""
     base_rate = s_o.sum() / total
-    d = mean_f - mean_o
-    np.multiply(d, d, out=d)
-    np.multiply(weight, d, out=d)
-    rel = float(d.sum() / total)
-    np.subtract(mean_o, base_rate, out=d)
-    np.multiply(d, d, out=d)
-    np.multiply(weight, d, out=d)
-    res = float(d.sum() / total)
+    rel_terms = terms[0, : v_bin.size]
+    res_terms = terms[1, : v_bin.size]
+    _bin_terms(v_bin, weight, s_o, float(base_rate), s_o, rel_terms, res_terms)
+    rel = float(rel_terms.sum() / total)
+    res = float(res_terms.sum() / total)
     unc = float(base_rate * (1.0 - base_rate))
-    return rel, res, unc, mean_o
+    return rel, res, unc, s_o
 
 
-def _joined(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """From the tie starts of the distinct values: the first value of every bin, the values
-    joined to a bin above its first value (ascending), and their bins."""
-    first = np.flatnonzero(starts)
-    joined = np.flatnonzero(~starts)
-    return first, joined, np.searchsorted(first, joined, side="right") - 1
+@njit(cache=True, nogil=True)
+def _merge_ties(
+    values, w_value, s_value, starts, joined, j_value, j_w, j_s, j_bin
+):  # pragma: no cover - compiled
+    """Join the values of a tie group into one bin, in place: ``values[:B]`` the bins' first
+    values f_b, ``w_value[:B]`` and ``s_value[:B]`` the sums over their values (added in
+    ascending order); returns the number B of bins. Of the values joined to a bin above its
+    first value (``starts`` false), in ascending order: their index, value, W_u, S_u and bin
+    in ``joined``, ``j_value``, ``j_w``, ``j_s``, ``j_bin`` (as many as there are)."""
+    b = -1
+    j = 0
+    for u in range(values.size):
+        if starts[u]:  # b <= u: a value already read
+            b += 1
+            values[b] = values[u]
+            w_value[b] = w_value[u]
+            s_value[b] = s_value[u]
+        else:
+            joined[j] = u
+            j_value[j] = values[u]
+            j_w[j] = w_value[u]
+            j_s[j] = s_value[u]
+            j_bin[j] = b
+            j += 1
+            w_value[b] += w_value[u]
+            s_value[b] += s_value[u]
+    return b + 1
+
+
+def _join(
+    values: np.ndarray, w_value: np.ndarray, s_value: np.ndarray, starts: np.ndarray, groups: int
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_merge_ties` (``groups``: the number of tie starts): the number of bins, and the
+    joined values' index, value, W_u, S_u and bin."""
+    n_joined = values.size - groups
+    joined = np.empty(n_joined, dtype=np.int64)
+    j_bin = np.empty(n_joined, dtype=np.int64)
+    j_value = np.empty(n_joined)
+    j_w = np.empty(n_joined)
+    j_s = np.empty(n_joined)
+    bins = _merge_ties(values, w_value, s_value, starts, joined, j_value, j_w, j_s, j_bin)
+    return bins, joined, j_value, j_w, j_s, j_bin
 
 
 def _within(
-    values: np.ndarray,
-    w_value: np.ndarray,
-    s_value: np.ndarray,
-    joined: np.ndarray,
-    bin_of_joined: np.ndarray,
+    j_value: np.ndarray,
+    j_w: np.ndarray,
+    j_s: np.ndarray,
+    j_bin: np.ndarray,
     v_bin: np.ndarray,
     mean_o: np.ndarray,
     total: float,
 ) -> tuple[float, float]:
     """WBV, WBC of one event: sums over the values joined to a bin above its first value
-    f_b (the only ones with u - f_b != 0), in ascending order, of W_u (u - f_b)^2 and
-    (S_u - W_u o_b)(u - f_b), o_b the bin's observed frequency."""
-    dev = values[joined] - v_bin[bin_of_joined]
-    w_u = w_value[joined]
-    wbv = float(np.sum(w_u * (dev * dev)) / total)
-    wbc = 2.0 * float(np.sum((s_value[joined] - w_u * mean_o[bin_of_joined]) * dev)) / total
+    f_b (the only ones with u - f_b != 0; value u, W_u, S_u and bin b each), in ascending
+    order, of W_u (u - f_b)^2 and (S_u - W_u o_b)(u - f_b), o_b the bin's observed
+    frequency."""
+    dev = j_value - v_bin[j_bin]
+    wbv = float(np.sum(j_w * (dev * dev)) / total)
+    wbc = 2.0 * float(np.sum((j_s - j_w * mean_o[j_bin]) * dev)) / total
     return wbv, wbc
 
 
-def _unweighted_event(f: np.ndarray, o: np.ndarray, buf: np.ndarray) -> list[float]:
+def _unweighted_event(
+    f: np.ndarray,
+    o: np.ndarray,
+    buf: np.ndarray,
+    ints: np.ndarray,
+    flags: np.ndarray,
+    terms: np.ndarray,
+) -> list[float]:
     total = float(f.size)
     np.subtract(f, o, out=buf)
     np.multiply(buf, buf, out=buf)
     score = float(buf.sum()) / total
-    values, count, ones = _unweighted_values(f, o, buf)  # counts: exact in any order
-    starts = _tie_starts(values)
-    if starts.all():  # every value its own bin
-        rel, res, unc, _ = _reduce(values, count, ones, total, True)
+    # counts: exact in any order
+    values, count, ones, starts, groups = _unweighted_values(f, o, buf, ints, flags)
+    if groups == values.size:  # every value its own bin
+        rel, res, unc, _ = _reduce(values, count, ones, total, terms)
         return [score, rel, res, unc, 0.0, 0.0]
-    first, joined, bin_of_joined = _joined(starts)
-    weight = count[first]
-    np.add.at(weight, bin_of_joined, count[joined])
-    s_o = ones[first]
-    np.add.at(s_o, bin_of_joined, ones[joined])
-    v_bin = values[first]
-    rel, res, unc, mean_o = _reduce(v_bin, weight, s_o, total, True)
-    wbv, wbc = _within(values, count, ones, joined, bin_of_joined, v_bin, mean_o, total)
+    bins, _, j_value, j_w, j_s, j_bin = _join(values, count, ones, starts, groups)
+    v_bin = values[:bins]
+    rel, res, unc, mean_o = _reduce(v_bin, count[:bins], ones[:bins], total, terms)
+    wbv, wbc = _within(j_value, j_w, j_s, j_bin, v_bin, mean_o, total)
     return [score, rel, res, unc, wbv, wbc]
 
 
@@ -194,21 +330,60 @@ _MULTIPLIERS = (
 )
 
 
+def _sorted_sums(
+    f: np.ndarray,
+    o: np.ndarray,
+    w: np.ndarray,
+    buf: np.ndarray,
+    ints: np.ndarray,
+    flags: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:
+    """Distinct values of ``f`` (ascending), their weights W_u and weighted outcomes S_u
+    (:func:`_value_sums`), their tie starts and the number of these, the stable permutation
+    that sorts the rows by value and the sorted position of each value's first row, by a
+    stable radix sort of the keys 2 bits(f) (ordered like the non-negative values; the bits
+    of -0.0, the sign bit alone, shifted out to those of +0.0). ``buf`` (float64, N), ``ints``
+    (int64, (4, N)) and ``flags`` (bool, N): buffers overwritten, the results lie in them."""
+    key = buf.view(np.int64)
+    np.left_shift(f.view(np.int64), 1, out=key)
+    keys = (key, ints[0])
+    orders = (ints[1], ints[2])
+    sorted_key, order = radix_argsort(key, keys[1], orders[0], orders[1])
+    w_value = _other(keys, sorted_key).view(np.float64)
+    s_value = _other(orders, order).view(np.float64)
+    first = ints[3]
+    m, groups = _value_sums(
+        sorted_key,
+        sorted_key.view(np.float64),
+        order,
+        w,
+        o,
+        w_value,
+        s_value,
+        first,
+        flags,
+        TIE_TOLERANCE,
+    )
+    values = sorted_key[:m].view(np.float64)
+    return values, w_value[:m], s_value[:m], flags[:m], groups, order, first[:m]
+
+
+def _row_runs(order: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The index of every row's value, from the results of :func:`_sorted_sums`."""
+    run = np.empty(order.size, dtype=np.int64)
+    run[order] = np.repeat(np.arange(first.size), np.diff(first, append=order.size))
+    return run
+
+
 def _sorted_runs(f: np.ndarray, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of ``f`` (ascending) and the index of every row's value, by a stable
-    sort of the bits of the (non-negative) forecasts as int64: ordered like the values, and
-    faster than a sort of the floats (-0.0, the sign bit alone, comes first)."""
-    order = np.argsort(f.view(np.int64), kind="stable")
-    sv = np.take(f, order, out=buf)
-    change = _run_starts(sv)
-    values = sv[change]  # the distinct values
-    values[:1] += 0.0  # -0.0 as +0.0
-    run = np.empty(f.size, dtype=np.int64)
-    run_sorted = np.cumsum(change, dtype=np.int64)
-    del change
-    run_sorted -= 1
-    run[order] = run_sorted
-    return values, run
+    """Distinct values of ``f`` (ascending) and the index of every row's value, by
+    :func:`_sorted_sums`."""
+    n = f.size
+    ints = np.empty((4, n), dtype=np.int64)
+    values, _, _, _, _, order, first = _sorted_sums(
+        f, np.zeros(n, dtype=bool), np.ones(n), buf, ints, np.empty(n, dtype=bool)
+    )
+    return values, _row_runs(order, first)
 
 
 def _hashed_runs(
@@ -252,8 +427,43 @@ def _hashed_runs(
     return distinct.view(np.float64), run
 
 
+def _rows_of_bins(
+    order: np.ndarray,
+    at: np.ndarray,
+    lo_u: np.ndarray,
+    hi_u: np.ndarray,
+    bins: np.ndarray,
+    starts: np.ndarray,
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """The rows of ``bins`` (ascending bin numbers; their values ``lo_u`` to ``hi_u - 1``) in
+    row order and the bin of each, from the results of :func:`_sorted_sums` (``at``: the
+    sorted position of each value's first row, ``starts``: the values' tie starts). Where
+    they hold many rows: None, and the bin of every row."""
+    n = order.size
+    lo = at[lo_u]
+    hi = np.where(hi_u < at.size, at[np.minimum(hi_u, at.size - 1)], n)
+    lengths = hi - lo
+    total = int(lengths.sum())
+    if total * 8 < n:  # a few: sort their row numbers
+        pos = np.arange(total) + np.repeat(lo - (np.cumsum(lengths) - lengths), lengths)
+        rows = order[pos]
+        by_row = np.argsort(rows)
+        return rows[by_row], np.repeat(bins, lengths)[by_row]
+    bin_of_value = np.cumsum(starts) - 1
+    index = np.empty(n, dtype=np.int64)
+    index[order] = np.repeat(bin_of_value, np.diff(at, append=n))
+    return None, index
+
+
 def _weighted_event(
-    f: np.ndarray, o: np.ndarray, w: np.ndarray, total: float, buf: np.ndarray
+    f: np.ndarray,
+    o: np.ndarray,
+    w: np.ndarray,
+    total: float,
+    buf: np.ndarray,
+    ints: np.ndarray,
+    flags: np.ndarray,
+    terms: np.ndarray,
 ) -> list[float]:
     np.subtract(f, o, out=buf)
     np.multiply(buf, buf, out=buf)
@@ -261,39 +471,58 @@ def _weighted_event(
     score = float(buf.sum()) / total
     # the distinct values and the value of every row: the same by either way
     found = _hashed_runs(f, buf, HASH_MAX_VALUES)
-    values, run = _sorted_runs(f, buf) if found is None else found
-    wo = np.multiply(w, o, out=buf)  # w_i o_i
-    # the weight and the weighted outcomes per distinct value, in row order
-    w_value = np.bincount(run, weights=w, minlength=values.size)
-    s_value = np.bincount(run, weights=wo, minlength=values.size)
-    starts = _tie_starts(values)
-    if starts.all():  # every value its own bin
-        rel, res, unc, _ = _reduce(values, w_value, s_value, total, bool(w_value.all()))
+    # the weight and the weighted outcomes per distinct value, added in row order
+    if found is None:  # by a sort: the sums in sorted order, row order within a value
+        values, w_value, s_value, starts, groups, order, at = _sorted_sums(
+            f, o, w, buf, ints, flags
+        )
+        run = wo = None
+    else:
+        values, run = found
+        wo = np.multiply(w, o, out=buf)  # w_i o_i
+        w_value = np.bincount(run, weights=w, minlength=values.size)
+        s_value = np.bincount(run, weights=wo, minlength=values.size)
+        starts = _tie_starts(values)
+        groups = int(np.count_nonzero(starts))
+    n_values = values.size
+    if groups == n_values:  # every value its own bin
+        rel, res, unc, _ = _reduce(values, w_value, s_value, total, terms)
         return [score, rel, res, unc, 0.0, 0.0]
-    first, joined, bin_of_joined = _joined(starts)
+    bins, joined, j_value, j_w, j_s, j_bin = _join(values, w_value, s_value, starts, groups)
     # bins of several values: the sums over their rows in row order, as for a single value
-    bin_of_value = np.cumsum(starts) - 1
-    if joined.size * 16 >= values.size:  # many: all rows
-        index = bin_of_value[run]
-        del run
-        weight = np.bincount(index, weights=w, minlength=first.size)
-        s_o = np.bincount(index, weights=wo, minlength=first.size)
-    else:  # a few (near-ties among many distinct values): the rows of those bins alone
-        several = np.unique(bin_of_joined)
-        in_several = np.zeros(values.size, dtype=bool)
-        in_several[first[several]] = True
-        in_several[joined] = True
-        rows = np.flatnonzero(in_several[run])
-        index = bin_of_value[run[rows]]
-        del run
-        weight = w_value[first]
-        weight[several] = np.bincount(index, weights=w[rows], minlength=first.size)[several]
-        s_o = s_value[first]
-        s_o[several] = np.bincount(index, weights=wo[rows], minlength=first.size)[several]
+    several, first_joined = np.unique(j_bin, return_index=True)  # j_bin: ascending
+    lo_u = joined[first_joined] - 1  # the first value of each such bin
+    hi_u = joined[np.searchsorted(j_bin, several, side="right") - 1] + 1  # the next bin's
+    if run is None:  # the rows of those bins, by their sorted positions
+        rows, index = _rows_of_bins(order, at, lo_u, hi_u, several, starts)
+    else:
+        bin_of_value = np.cumsum(starts) - 1
+        if joined.size * 16 >= n_values:  # many: all rows
+            rows = None
+            index = bin_of_value[run]
+        else:  # a few (near-ties among many distinct values): the rows of those bins alone
+            in_several = np.zeros(n_values, dtype=bool)
+            in_several[lo_u] = True
+            in_several[joined] = True
+            rows = np.flatnonzero(in_several[run])
+            index = bin_of_value[run[rows]]
+    del run
+    weight = w_value[:bins]  # the sums over a bin's values, replaced for bins of several
+    s_o = s_value[:bins]
+    if rows is None:  # all rows (many near-ties), in row order
+        weight[several] = np.bincount(index, weights=w, minlength=bins)[several]
+        if wo is None:
+            wo = np.multiply(w, o)  # (buf holds the values' sums)
+        s_o[several] = np.bincount(index, weights=wo, minlength=bins)[several]
+    else:
+        w_rows = w[rows]
+        weight[several] = np.bincount(index, weights=w_rows, minlength=bins)[several]
+        np.multiply(w_rows, o[rows], out=w_rows)
+        s_o[several] = np.bincount(index, weights=w_rows, minlength=bins)[several]
     del index
-    v_bin = values[first]
-    rel, res, unc, mean_o = _reduce(v_bin, weight, s_o, total, bool(weight.all()))
-    wbv, wbc = _within(values, w_value, s_value, joined, bin_of_joined, v_bin, mean_o, total)
+    v_bin = values[:bins]
+    rel, res, unc, mean_o = _reduce(v_bin, weight, s_o, total, terms)
+    wbv, wbc = _within(j_value, j_w, j_s, j_bin, v_bin, mean_o, total)
     return [score, rel, res, unc, wbv, wbc]
 
 
@@ -312,8 +541,14 @@ def distinct_parts(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, view: str
     [0.29, 0.04, 0.125, 0.375, 0.0, 0.0]
     """
     buf = np.empty(P.shape[0])
+    ints = np.empty((2 if w is None else 4, P.shape[0]), dtype=np.int64)
+    flags = np.empty(P.shape[0], dtype=bool)
+    terms = np.empty((2, P.shape[0]))
     out = []
-    total = float(w.sum()) if w is not None else 0.0
+    total = 0.0
+    if w is not None:
+        w = np.ascontiguousarray(w, dtype=np.float64)  # one compiled version of the kernel
+        total = float(w.sum())
     for f, o in _events(P, y, view):
         if not (f.min() >= 0.0 and f.max() < 2.0):  # validated probabilities: never
             raise ValueError(
@@ -321,7 +556,7 @@ def distinct_parts(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, view: str
                 f"{f.max()!r}. Pass probabilities, or renormalize=True for scores."
             )
         if w is None:
-            out.append(_unweighted_event(f, o, buf))
+            out.append(_unweighted_event(f, o, buf, ints, flags, terms))
         else:
-            out.append(_weighted_event(f, o, w, total, buf))
+            out.append(_weighted_event(f, o, w, total, buf, ints, flags, terms))
     return np.array(out, dtype=np.float64).reshape(-1, 6).T
