@@ -108,6 +108,19 @@ def test_one_pass_decomposition_matches_exact_arithmetic(rng, rule, weighted):
 
 
 @pytest.mark.parametrize("rule", ["brier", "rps"])
+def test_one_pass_at_and_beyond_the_unrolled_row_length(rng, rule):
+    """Rows of ``UNROLL`` values (unrolled loops) and of one more (plain loops), two chunks."""
+    from ordmetrics.metrics.calibration.fused_uniform import UNROLL
+
+    n = 2 * 16_384 + 33
+    for k in (UNROLL, UNROLL + 1):
+        P = rng.dirichlet(np.ones(k), size=n)
+        y = rng.integers(0, k, n)
+        w = rng.uniform(0.0, 2.0, n)
+        _check(rule, y, P, w, 7)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
 def test_tiny_within_bin_spread_keeps_its_relative_accuracy(rng, rule):
     """Forecasts 1e-10 apart around off-centre values: the within-bin variance is ~1e-21 of
     the bin's offset from its centre, and is still found to 1e-12 relative."""

@@ -220,3 +220,15 @@ def test_results_do_not_depend_on_the_thread_count(rng):
             lambda func=func: func(y, P, n_bins=15, strategy="quantile", sample_weight=w)
         )
         assert one == two, view
+
+
+def test_halved_buckets_give_the_bins_of_the_sorted_path(rng, monkeypatch):
+    """Tables above ``_TABLE_BYTES`` (made small here): half as many buckets, the same bins
+    and sums."""
+    monkeypatch.setattr(CF, "_TABLE_BYTES", 1 << 15)
+    assert CF._table_buckets(70_001, 3) == CF.n_buckets(70_001) // 2
+    for kind in ("continuous", "rounded"):
+        y, P = _data(rng, kind, 70_001, 3)
+        for w in (None, rng.integers(0, 4, y.size) * 0.5):
+            assert _check_against_reference("classwise", y, P, w, 15)
+            assert _check_against_reference("cumulative", y, P, w, 15)

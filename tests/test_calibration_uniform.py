@@ -102,6 +102,33 @@ def test_uniform_sums_rows_longer_than_a_block_and_one_chunk(rng, view):
     )
 
 
+@pytest.mark.parametrize("k", [2, CU.UNROLL - 1, CU.UNROLL, CU.UNROLL + 1])
+@pytest.mark.parametrize("view", ["top_label", "classwise", "cumulative"])
+def test_uniform_sums_at_and_beyond_the_unrolled_row_length(rng, view, k):
+    """Rows of up to ``UNROLL`` values run through the unrolled loops, longer rows through
+    plain loops: the sums of np.bincount either way, over two chunks (the last one short)."""
+    n = 2 * 16_384 + 33
+    assert CF.n_chunks(n) == 2
+    P = rng.dirichlet(np.full(k, 0.8), size=n)
+    P[:5] = np.eye(k)[rng.integers(0, k, 5)]  # forecasts 0 and 1
+    y = rng.integers(0, k, n)
+    w = rng.uniform(0.0, 3.0, n) * (rng.random(n) > 0.1)
+    for weight in (None, w):
+        got = _sums(P, y, weight, view, 13)
+        assert np.array_equal(got, reference_sums(P, y, weight, view, 13)), (view, k)
+
+
+@pytest.mark.parametrize("k", [CU.UNROLL, CU.UNROLL + 1])
+def test_an_invalid_row_is_reported_at_and_beyond_the_unrolled_row_length(rng, k):
+    n = 2 * 16_384 + 33
+    P = rng.dirichlet(np.ones(k), size=n)
+    y = rng.integers(0, k, n)
+    P[n - 3, k - 1] += 0.01  # the last value of a row, in the last chunk
+    for func in (ece, classwise_ece, cumulative_ece, brier_decomposition, rps_decomposition):
+        with pytest.raises(ValueError, match=rf"must sum to 1.*row ({n - 3}|{n - 3:,})\b"):
+            func(y, P, n_bins=10)
+
+
 def test_uniform_sums_do_not_depend_on_the_number_of_threads(rng):
     pytest.importorskip("numba")
     P = rng.dirichlet(np.ones(4), size=5 * 16_384 + 5)
@@ -161,6 +188,40 @@ def test_an_invalid_row_anywhere_is_reported(rng, what, where):
     for func in (ece, classwise_ece, cumulative_ece, brier_decomposition, rps_decomposition):
         with pytest.raises(ValueError, match=rf"{message}.*{row}"):
             func(y, P, n_bins=10, sample_weight=w)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        [3.0, 1.0, 0.5],
+        [0.0, 2.0, 0.0, 0.25],  # rows of weight 0
+        [-0.0, 2.0, 0.0],  # -0.0 counts as 0
+        [0.0, 0.0],  # no positive weight
+        [5e-324, 1.0],  # subnormal: a scaled copy
+        [1e-300, 1e300],  # scaled products below the normal range: a scaled copy
+        [1e308, 1e308],  # the sum overflows: a scaled copy
+        [np.nan, 1.0],
+        [-1.0, 1.0],
+        [np.inf, 1.0],
+    ],
+)
+def test_scaled_weights_are_those_of_scale_weights(weights):
+    """One pass over the weights' bits finds their range; the weights the kernels use,
+    ``v * ws``, and the total are those of ``scale_weights``, bit for bit, wherever they are
+    valid."""
+    from ordmetrics._core.numerics import scale_weights
+
+    w = np.array(weights * 1000)
+    v, ws, total = CF.scaled_weights(w)
+    assert v is not None
+    with np.errstate(all="ignore"):
+        want = scale_weights(w)[0]
+        got = v * ws
+    assert got.tobytes() == want.tobytes()
+    if np.all(np.isfinite(want)):
+        assert total == float(want.sum())
+    if ws != 1.0:
+        assert v is w  # no copy
 
 
 def test_vector_add_python_and_compiled_agree(rng):

@@ -34,6 +34,8 @@ from ordmetrics.metrics.calibration.fused import (
     checked_input,
     event_sums,
     fast_input,
+    n_chunks,
+    quantile_moments,
     uniform_moments,
     within_bin_sums,
 )
@@ -191,6 +193,8 @@ def _decompose_fused(inp: FastInput, view: str, n_bins: int, strategy: str) -> n
     within-bin sums were ill-conditioned."""
     if strategy == "uniform":
         return _decompose_moments(inp, view, n_bins)
+    if n_chunks(inp.P.shape[0]) > 1:  # the two passes, their moments: no third pass
+        return _decompose_moments(inp, view, n_bins, quantile=True)
     found = event_sums(inp, view, n_bins, strategy)
     if found is None:
         return None
@@ -212,11 +216,15 @@ def _decompose_fused(inp: FastInput, view: str, n_bins: int, strategy: str) -> n
     return np.array([score, rel, res, unc, wbv, wbc], dtype=np.float64)
 
 
-def _decompose_moments(inp: FastInput, view: str, n_bins: int) -> np.ndarray | None:
-    """:func:`_decompose_fused` for uniform bins, from the one-pass sums of
-    :func:`~ordmetrics.metrics.calibration.fused.uniform_moments` (the score of all events in
-    the first column, zeros in the others: the caller adds the events up)."""
-    found = uniform_moments(inp, view, n_bins)
+def _decompose_moments(
+    inp: FastInput, view: str, n_bins: int, quantile: bool = False
+) -> np.ndarray | None:
+    """:func:`_decompose_fused` from the one-pass sums of
+    :func:`~ordmetrics.metrics.calibration.fused.uniform_moments` (uniform bins) or the
+    two-pass sums of :func:`~ordmetrics.metrics.calibration.fused.quantile_moments` (the
+    score of all events in the first column, zeros in the others: the caller adds the events
+    up)."""
+    found = (quantile_moments if quantile else uniform_moments)(inp, view, n_bins)
     if found is None:
         return None
     weight, mean_f, s_o, wbv_sum, wbc_sum, score_sum = found
@@ -281,7 +289,19 @@ _DECOMP_NOTES = """\
     deviations (more than 4 bits lost) sends WBV, WBC and the score to a second pass, about
     the bin means. The score's terms w (f - o)^2 are added plainly within blocks of about
     1,024 values, the block sums with Neumaier's compensated summation, the chunks' sums
-    rounded once (``math.fsum``). Results do not depend on the number of threads."""
+    rounded once (``math.fsum``).
+
+    Algorithm, with ``n_bins`` and quantile bins (from 32,768 rows): the two passes of the
+    quantile bins (a table of equal buckets of [0, 1], then the rows of the buckets where a
+    quantile level falls, sorted). The first pass adds, per chunk, event and bucket, the sums
+    of w, w f, w o, w d, w d^2, w o d and w (f - o)^2 in row order, d = f - c the difference
+    from the bucket's middle c (at most half a bucket). A bucket outside the sorted ones lies
+    in one bin: its mean c + S_d / W, sum of squares S_dd - S_d^2 / W and co-moment
+    S_od - S_o S_d / W merge into the bin's WBV and WBC by the parallel formula (buckets in
+    increasing order), then the sorted rows add w (f - f_b)^2 and w (o - o_b)(f - f_b) about
+    the bin means, in row order; the score is the sum of the buckets' sums. Below 32,768
+    rows, a third pass adds the bin sums in row order and a fourth the within-bin sums about
+    the bin means. Results do not depend on the number of threads."""
 
 
 @fill_doc(params=_PARAMS_TEMPLATE, decomposition=_DECOMP_NOTES)

@@ -27,11 +27,12 @@ Quantile bins
     No sort of a whole column (:mod:`~ordmetrics.metrics.calibration.fused_quantile`). A first
     pass adds, per event, the weight, the sums of w f and w o and the number of the forecasts
     in M equal buckets of [0, 1] (:func:`n_buckets`: about max(sqrt(6 N), N / 64), at most
-    ``N_BUCKETS``), block by block as the uniform bins do. A bucket whose cumulative weight
-    stays away from every quantile level j W / B (by more than the tie tolerance) lies
-    inside one bin; only the rows of the few buckets where a level falls are collected (a
-    second pass, which also keeps the largest forecast of the bucket below each run of
-    them) and put in the stable order of their forecasts (a counting sort, NumPy's stable
+    ``N_BUCKETS``; half as many where the tables exceed 512 KiB and half of them fit in
+    1 MiB: :func:`_table_buckets`), block by block as the uniform bins do. A bucket whose
+    cumulative weight stays away from every quantile level j W / B (by more than the tie
+    tolerance) lies inside one bin; only the rows of the few buckets where a level falls are
+    collected (a second pass, which also keeps the largest forecast of the bucket below each
+    run of them) and put in the stable order of their forecasts (a counting sort, NumPy's stable
     sort where the forecasts crowd), and their tie groups and bins are found exactly as
     :mod:`~ordmetrics.metrics.calibration.binning` finds them (tie rule of
     :mod:`ordmetrics._core.numerics`). This gives the thresholds T_j (the largest forecast of
@@ -62,10 +63,13 @@ bin, sums of the differences from a shift (the bin's mean in a small sample of t
 turned into the bin's mean, sum of squares and co-moment and merged over the chunks by the
 parallel formula of Chan, Golub and LeVeque, in chunk order; an event whose sums lose more
 than 4 bits to cancellation sends the within-bin sums to a second pass about the bin means.
-That second pass (also that of quantile bins) adds the within-bin sums (score, WBV, WBC) per
-chunk in blocks of 1,024 rows (row order within a block), the block sums with Neumaier's
-compensated summation, the chunks in their order. The decompositions with one bin per
-distinct value (``n_bins=None``) keep the binning module's sort.
+That second pass adds the within-bin sums (score, WBV, WBC) per chunk in blocks of 1,024 rows
+(row order within a block), the block sums with Neumaier's compensated summation, the chunks
+in their order. The decompositions with quantile bins take the two passes of the quantile
+bins (:func:`quantile_moments`; with one chunk, the bin sums of the third pass and then the
+second pass about the bin means): the first also adds per bucket the moments of the
+forecasts about the bucket's middle. The decompositions with one bin per distinct value
+(``n_bins=None``) keep the binning module's sort.
 """
 
 from __future__ import annotations
@@ -89,12 +93,16 @@ from ordmetrics._core.validation import (
 from ordmetrics.metrics.calibration.fused_kernels import (
     _deviation_sums,
     _threshold_sums,
-    _weight_range,
 )
-from ordmetrics.metrics.calibration.fused_quantile import bucket_table, quantile_bins
+from ordmetrics.metrics.calibration.fused_quantile import (
+    QuantileBins,
+    bucket_table,
+    quantile_bins,
+)
 from ordmetrics.metrics.calibration.fused_uniform import (
     _uniform_moments,
-    _uniform_sums,
+    run_uniform_sums,
+    weight_bits,
 )
 
 __all__ = [
@@ -104,6 +112,7 @@ __all__ = [
     "checked_input",
     "event_sums",
     "fast_input",
+    "quantile_moments",
     "scaled_weights",
     "uniform_moments",
     "within_bin_sums",
@@ -175,6 +184,9 @@ class FastInput:
         return self.w if self.ws == 1.0 else self.w * self.ws
 
 
+#: The bits of +inf as an int64 (those of NaN lie above).
+_INF_BITS = 0x7FF0000000000000
+
 #: Powers of two within which the scaled weights, their products and every partial sum of
 #: them stay normal floats in the caller's units and in the scaled ones (see
 #: :func:`scaled_weights`).
@@ -204,12 +216,13 @@ def scaled_weights(w: np.ndarray | None) -> tuple[np.ndarray | None, float, floa
     """
     if w is None:
         return None, 1.0, math.nan
-    if w.size:
-        with np.errstate(invalid="ignore"):
-            lo, hi = float(w.min()), float(w.max())  # NaN when a weight is NaN
-        ok = lo >= 0.0 and hi < math.inf
-        if ok and lo == 0.0:  # rows of weight 0: the smallest positive weight
-            hi, lo, ok = _weight_range(w)
+    if w.size and w.dtype == np.float64:
+        # one pass over the weights' bits: the largest and the smallest positive weight, and
+        # whether every weight is finite and >= 0 (a negative one has negative bits)
+        hi_bits, lo_bits, min_bits = weight_bits(w.view(np.int64))
+        ok = min_bits >= 0 and hi_bits < _INF_BITS
+        hi, lo = np.array([hi_bits, lo_bits], dtype=np.int64).view(np.float64).tolist()
+        lo = lo if lo_bits < _INF_BITS else math.inf  # no positive weight: inf
         if ok and lo >= _NORMAL:  # then hi >= lo: 2^-e <= 2^1022, a float
             e = int(np.frexp(hi)[1])
             ws = math.ldexp(1.0, -e)
@@ -294,26 +307,93 @@ def event_sums(
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
         args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
-        n_bad = run_kernel(_uniform_sums, P.size, *args)
+        n_bad = run_uniform_sums(*args)
         if n_bad or not inp.total > 0:
             return None
         inp.checked = True
         return sum_in_order(sums), None
-    c = min(n_chunks(n), 2)  # two chunks at most: the tables of the buckets stay small
-    n_bad, hist = bucket_table(P, y, w, inp.ws, code, e, n_buckets(n), c, tol, check)
-    if n_bad or not inp.total > 0:
-        return None
-    inp.checked = True
-    max_sorted = _MAX_SORTED_FRACTION * P.size + 64
-    found = quantile_bins(P, y, w, inp.ws, inp.total, code, hist, n_bins, tol_b, max_sorted)
+    found = _quantile_pass(inp, view, n_bins, False)
     if found is None:
         return None
-    T, lut, sums = found
+    T, lut = found.T, found.lut
     if n_chunks(n) == 1:  # the sums in row order: those of np.bincount, bit for bit
         sums = _sums_array(n, e, n_bins)
         run_kernel(_threshold_sums, P.size, P, y, w, inp.ws, code, T, lut, sums)
         return sums[0], (T, lut)
-    return sums, (T, lut)
+    return found.sums, (T, lut)
+
+
+#: Bytes of the tables of 4 sums per bucket of the first pass of the quantile bins (per
+#: chunk) beyond which the buckets are halved, where half of them fit in twice as many: the
+#: tables then stay in a core's cache (larger ones gain nothing from the halving, and twice
+#: the rows are sorted; measured at N = 10^6, K = 5, 10, 20).
+_TABLE_BYTES = 1 << 19
+
+
+def _table_buckets(n: int, e: int) -> int:
+    """The buckets of the first pass of the quantile bins for N rows and E events:
+    :func:`n_buckets`, halved where the tables of 4 sums per bucket exceed ``_TABLE_BYTES``
+    and half of them fit in twice that (about 10% faster at K = 5; the decompositions'
+    tables of 8 sums follow the same rule)."""
+    m = n_buckets(n)
+    return m // 2 if _TABLE_BYTES < e * m * 32 <= 4 * _TABLE_BYTES else m
+
+
+def _quantile_pass(inp: FastInput, view: str, n_bins: int, moments: bool) -> QuantileBins | None:
+    """The two passes of the quantile bins (:mod:`~ordmetrics.metrics.calibration.fused_quantile`);
+    None as :func:`event_sums`."""
+    P, y, w = inp.P, inp.y, inp.w
+    n, k = P.shape
+    e = _n_events(view, k)
+    code = VIEW_CODES[view]
+    tol = sum_tolerance(P.dtype, k)
+    c = min(n_chunks(n), 2)  # two chunks at most: the tables of the buckets stay small
+    check = not inp.checked
+    m = _table_buckets(n, e)
+    n_bad, hist = bucket_table(P, y, w, inp.ws, code, e, m, c, tol, check, moments)
+    if n_bad or not inp.total > 0:
+        return None
+    inp.checked = True
+    max_sorted = _MAX_SORTED_FRACTION * P.size + 64
+    tol_b = TIE_TOLERANCE * n_bins
+    args = (P, y, w, inp.ws, inp.total, code, hist, n_bins, tol_b, max_sorted)
+    return quantile_bins(*args)
+
+
+def quantile_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
+    """:func:`uniform_moments` for quantile bins, from the two passes of
+    :mod:`~ordmetrics.metrics.calibration.fused_quantile` (no third pass); None as
+    :func:`event_sums`. For more than one chunk of rows (:func:`n_chunks`).
+
+    The first pass adds, per chunk and (event, bucket), the moments of the forecasts about
+    the bucket's middle as well; the within-bin sums per bin combine those of the buckets
+    outside the runs (Chan, Golub and LeVeque's formula) with those of the collected rows
+    about the bin means (:func:`~ordmetrics.metrics.calibration.fused_quantile.quantile_bins`);
+    the score is the sum of the buckets' sums of w (f - o)^2. ``wbv`` and ``wbc`` are never
+    None here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused import fast_input, quantile_moments
+    >>> rng = np.random.default_rng(0)
+    >>> P = rng.dirichlet(np.ones(3), size=40_000)
+    >>> inp = fast_input(rng.integers(0, 3, 40_000), P, None, None, "raise", False)
+    >>> weight, mean_f, sum_o, wbv, wbc, score = quantile_moments(inp, "classwise", 4)
+    >>> weight[0].tolist()  # four bins of 10,000 forecasts each
+    [10000.0, 10000.0, 10000.0, 10000.0]
+    >>> y_hot = np.arange(3) == inp.y[:, None]
+    >>> bool(np.isclose(score, np.sum((P - y_hot) ** 2), rtol=1e-12))
+    True
+    """
+    found = _quantile_pass(inp, view, n_bins, True)
+    if found is None or found.within is None:
+        return None
+    weight, s_f, s_o = np.moveaxis(found.sums, -1, 0)
+    filled = weight > 0
+    mean_f = np.where(filled, s_f / np.where(filled, weight, 1.0), 0.0)
+    wbv, wbc = found.within[..., 0], found.within[..., 1]
+    return weight, mean_f, s_o, wbv, wbc, found.score
 
 
 def within_bin_sums(
@@ -450,17 +530,17 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     o_c = s_o / safe_c
     sq_c = s_dd - s_d * s_d / safe_c
     co_c = s_od - s_o * s_d / safe_c
-    weight = sum_in_order(w_c)
-    sum_o = sum_in_order(s_o)
+    # the sums over the chunks, in chunk order (several tables in one call: the same bits)
+    weight, sum_o, sum_wm = sum_in_order(np.stack((w_c, s_o, w_c * m_c), axis=1))
     score = math.fsum(scores.ravel())  # the chunks' sums and compensations, rounded once
     filled = weight > 0
     safe = np.where(filled, weight, 1.0)
-    m = sum_in_order(w_c * m_c) / safe  # the bin mean minus r
+    m = sum_wm / safe  # the bin mean minus r
     mean_f = np.where(filled, ref + m, 0.0)
     if not np.all(sq_c.sum(axis=(0, 2)) * MAX_SHIFTED_RATIO >= s_dd.sum(axis=(0, 2))):
         return weight, mean_f, sum_o, None, None, score
     mean_o = sum_o / safe
     dev = np.where(filled_c, m_c - m, 0.0)
-    wbv = sum_in_order(sq_c) + sum_in_order(w_c * dev * dev)
-    wbc = sum_in_order(co_c) + sum_in_order(w_c * dev * (o_c - mean_o))
-    return weight, mean_f, sum_o, wbv, wbc, score
+    wdev = w_c * dev
+    sq, co, sq_m, co_m = sum_in_order(np.stack((sq_c, co_c, wdev * dev, wdev * (o_c - mean_o)), 1))
+    return weight, mean_f, sum_o, sq + sq_m, co + co_m, score

@@ -90,6 +90,19 @@ def _threshold_bin(v, T, e, n_t):
 
 
 @njit(inline="always", **JIT_OPTIONS)
+def _count_below(v, T, e, n_t):
+    """#{j : T[e, j] < v}, as :func:`_threshold_bin`: for a few thresholds (at most 32) by
+    counting, without branches (the collected rows come in row order: their bins are not
+    predictable), else by binary search."""
+    if n_t > 32:
+        return _threshold_bin(v, T, e, n_t)
+    count = 0
+    for j in range(n_t):
+        count += np.int64(T[e, j] < v)
+    return count
+
+
+@njit(inline="always", **JIT_OPTIONS)
 def _bucket(v, m):
     b = int(v * m)
     if b < 0:
@@ -102,20 +115,6 @@ def _bucket(v, m):
 # --------------------------------------------------------------------------------------------
 # Kernels
 # --------------------------------------------------------------------------------------------
-
-
-@njit(**JIT_OPTIONS)
-def _weight_range(w):
-    """(largest weight, smallest positive weight, whether every weight is finite and >= 0)."""
-    hi = 0.0
-    lo = np.inf
-    ok = True
-    for i in range(w.size):
-        v = w[i]
-        ok &= (v >= 0.0) & (v < np.inf)
-        hi = max(hi, v)
-        lo = min(lo, v if v > 0.0 else np.inf)
-    return hi, lo, ok
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -208,7 +207,7 @@ def _quantile_bin_sums(bucket_sums, lut, vals, wts, obs, offsets, T, out):
         for p in range(offsets[e], offsets[e + 1]):
             fe = vals[p]
             wi = wts[p]
-            b = _threshold_bin(fe, T, e, n_t)
+            b = _count_below(fe, T, e, n_t)
             out[e, b, 0] += wi
             out[e, b, 1] += wi * fe
             out[e, b, 2] += wi * obs[p]

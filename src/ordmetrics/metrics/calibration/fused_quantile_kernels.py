@@ -14,7 +14,7 @@ import numpy as np
 
 from ordmetrics._core.jit import njit, prange
 from ordmetrics._core.jit import vector_add4 as vector_add
-from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk
+from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk, _count_below
 
 #: Values per block of rows (whole rows: at least one row per block).
 BLOCK = 1024
@@ -25,6 +25,12 @@ W_SLOT = 0
 WF_SLOT = 1
 WO_SLOT = 2
 COUNT_SLOT = 3
+#: With the moments of the decompositions: the sums of w d, w d^2, w o d (d the difference
+#: of f from the middle of the bucket) and of w (f - o)^2.
+D_SLOT = 4
+DD_SLOT = 5
+OD_SLOT = 6
+SCORE_SLOT = 7
 
 #: The bits of the bucket codes of :func:`_collect`: the bucket lies in a run; its lower edge,
 #: its upper edge is the edge of a run; the bucket is the last one holding rows below a run
@@ -127,12 +133,24 @@ def _n_bad_rows(yb, wb, ws, K, tbuf, nr, tol):
     return out
 
 
+@njit(inline="always", **JIT_OPTIONS)
+def _add_moments(tab, mm, S, M, e, f, o, wi, inv, half):
+    """Add w d, w d^2, w o d, w (f - o)^2 to slots 4..7 of the bucket ``mm`` (e M + m),
+    d = f - (m + 1/2) / M."""
+    d = f - ((mm - e * M) * inv + half)
+    wd = wi * d
+    ds = f - o
+    vector_add(tab, mm * S + 4, wd, wd * d, wd * o, (ds * ds) * wi)
+
+
 @njit(parallel=True, **JIT_OPTIONS)
 def _bucket_sums(Pf, K, y, w, ws, view, tol, check, hist):
     """Validate every row and add, per (chunk, event, bucket), the weight, the sums of w f and
-    w o and the number of the rows of positive weight into ``hist`` (C, E, M, 4; slots
+    w o and the number of the rows of positive weight into ``hist`` (C, E, M, 4 or 8; slots
     ``W_SLOT`` ...), in row order (the terms of a row of weight 0, and the terms w o = 0,
-    leave a sum unchanged).
+    leave a sum unchanged). With 8 slots, the moments of the decompositions as well: the
+    sums of w d, w d^2, w o d and w (f - o)^2 (slots ``D_SLOT`` ...), d = f - (m + 1/2) / M
+    the difference from the middle of the bucket m.
 
     ``Pf``: the N x K probabilities as one C-ordered vector. Returns the number of invalid
     rows and values (``check`` False: not counted); when there are any, the tables are
@@ -140,13 +158,16 @@ def _bucket_sums(Pf, K, y, w, ws, view, tol, check, hist):
     """
     N = y.size
     C = hist.shape[0]
-    E = hist.shape[1]
     M = hist.shape[2]
+    S = hist.shape[3]
+    moments = S == 8
     R = max(1, BLOCK // K)
+    half = 0.5 / M
+    inv = 1.0 / M
     bad = np.zeros(C, dtype=np.int64)
     for c in prange(C):
         start, stop = _chunk(N, c, C)
-        tab = np.zeros((E + 1) * M * 4)  # a contiguous table of the chunk's own (and a spare)
+        tab = hist[c].reshape(-1)  # the chunk's own table (zeros), as one vector
         fbuf = np.empty(R * K)
         obuf = np.empty(R)
         tbuf = np.empty(R)
@@ -168,9 +189,13 @@ def _bucket_sums(Pf, K, y, w, ws, view, tol, check, hist):
                     n = 1.0 if wi > 0.0 else 0.0
                     t = 0.0
                     for k in range(K):
-                        v = np.float64(blk[r * K + k])
+                        j = r * K + k
+                        v = np.float64(blk[j])
                         t += v
-                        vector_add(tab, mb[r * K + k] * 4, wi, wi * v, wi if yi == k else 0.0, n)
+                        oe = 1.0 if yi == k else 0.0
+                        vector_add(tab, mb[j] * S, wi, wi * v, wi * oe, n)
+                        if moments:
+                            _add_moments(tab, mb[j], S, M, k, v, oe, wi, inv, half)
                     tbuf[r] = t
             else:
                 n_bad += _n_outside(blk, nr * K)
@@ -182,7 +207,9 @@ def _bucket_sums(Pf, K, y, w, ws, view, tol, check, hist):
                         if w is not None:
                             wi = w[i0 + r] * ws
                         n = 1.0 if wi > 0.0 else 0.0
-                        vector_add(tab, mb[r] * 4, wi, wi * fbuf[r], wi * obuf[r], n)
+                        vector_add(tab, mb[r] * S, wi, wi * fbuf[r], wi * obuf[r], n)
+                        if moments:
+                            _add_moments(tab, mb[r], S, M, 0, fbuf[r], obuf[r], wi, inv, half)
                 else:  # cumulative: F_k for y <= k
                     for r in range(nr):
                         i = i0 + r
@@ -193,15 +220,13 @@ def _bucket_sums(Pf, K, y, w, ws, view, tol, check, hist):
                         n = 1.0 if wi > 0.0 else 0.0
                         for k in range(K - 1):
                             j = r * K + k
-                            vector_add(tab, mb[j] * 4, wi, wi * fbuf[j], wi if yi <= k else 0.0, n)
+                            oe = 1.0 if yi <= k else 0.0
+                            vector_add(tab, mb[j] * S, wi, wi * fbuf[j], wi * oe, n)
+                            if moments:
+                                _add_moments(tab, mb[j], S, M, k, fbuf[j], oe, wi, inv, half)
             if check:
                 wb = None if w is None else w[i0:i1]
                 n_bad += _n_bad_rows(y[i0:i1], wb, ws, K, tbuf, nr, tol)
-        out = hist[c]
-        for e in range(E):
-            for m in range(M):
-                for s in range(4):
-                    out[e, m, s] = tab[(e * M + m) * 4 + s]
         bad[c] = n_bad if check else 0
     return bad.sum()
 
@@ -407,3 +432,47 @@ def _plan_runs(hist, scale, delta, n_bins, code, run_of, below_w, below_n, top_o
             code[e * M + last + 1] |= NEAR_LOWER
         most = max(most, r + 1)
     return n_sorted, most
+
+
+@njit(**JIT_OPTIONS)
+def _run_deviations(vals, wts, obs, offsets, T, mean_f, mean_o, out):
+    """Add w (f - f_b)^2 and w (o - o_b)(f - f_b) of the collected rows of the runs, in row
+    order, to ``out`` (E, B, 2): their bin b from the thresholds ``T``, f_b and o_b the bin's
+    means (``mean_f``, ``mean_o`` (E, B))."""
+    E = out.shape[0]
+    n_t = T.shape[1]
+    for e in range(E):
+        for p in range(offsets[e], offsets[e + 1]):
+            fe = vals[p]
+            b = _count_below(fe, T, e, n_t)  # the bin: #{j : T[e, j] < f}
+            df = fe - mean_f[e, b]
+            wd = wts[p] * df
+            out[e, b, 0] += wd * df
+            out[e, b, 1] += wd * (obs[p] - mean_o[e, b])
+
+
+@njit(**JIT_OPTIONS)
+def _bucket_within(tables, lut, mean_f, mean_o, out):
+    """Add, per (event, bin), the within-bin sums w (f - f_b)^2 and w (o - o_b)(f - f_b) of the
+    buckets outside the runs (``lut[e, m]`` >= 0, their bin) to ``out`` (E, B, 2), buckets
+    in increasing order, from their moments (``tables`` (E, M, 8), slots ``D_SLOT`` ...):
+    the mean c_m + S_d / W_m (c_m the middle of bucket m, formed as :func:`_bucket_sums`
+    forms it), the sum of squares S_dd - S_d^2 / W_m and the co-moment S_od - S_o S_d / W_m
+    about it, moved to the bin's means (Chan, Golub and LeVeque)."""
+    E = lut.shape[0]
+    M = lut.shape[1]
+    inv = 1.0 / M
+    half = 0.5 / M
+    for e in range(E):
+        for m in range(M):
+            b = lut[e, m]
+            wm = tables[e, m, W_SLOT]
+            if b < 0 or not wm > 0.0:
+                continue
+            s_d = tables[e, m, D_SLOT]
+            s_o = tables[e, m, WO_SLOT]
+            sq = tables[e, m, DD_SLOT] - s_d * s_d / wm
+            co = tables[e, m, OD_SLOT] - s_o * s_d / wm
+            dev = (m * inv + half) + s_d / wm - mean_f[e, b]
+            out[e, b, 0] += sq + wm * dev * dev
+            out[e, b, 1] += co + wm * dev * (s_o / wm - mean_o[e, b])

@@ -8,6 +8,12 @@ of a bin side by side in one vector addition (:data:`~ordmetrics._core.jit.vecto
 lane, the additions of scalar code, bit for bit). The rows split into chunks (the split depends
 on N only) run in parallel on numba's threads; each chunk adds its rows in row order into its
 own table.
+
+The sums of the three views are three kernels (:func:`run_uniform_sums` picks one; each is
+compiled on its first use, and the compiler optimises each loop on its own). Where a row has
+at most ``UNROLL`` values, the loops over a row's values run a fixed count of steps, the steps
+beyond K skipped (the compiler unrolls them: no loop set-up per row); the values are added in
+the same order either way.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ import numpy as np
 
 from ordmetrics._core.jit import njit, prange
 from ordmetrics._core.jit import vector_add4 as _vadd4
+from ordmetrics._core.parallel import run_kernel
 from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk, _uniform_bin
 
-__all__ = ["BLOCK", "FLUSH_BLOCKS"]
+__all__ = ["BLOCK", "FLUSH_BLOCKS", "UNROLL", "run_uniform_sums", "weight_bits"]
 
 #: Values per block of rows (whole rows: at least one row per block).
 BLOCK = 1024
@@ -27,10 +34,38 @@ BLOCK = 1024
 #: chunk's (two-level sums: the signed differences keep their precision).
 FLUSH_BLOCKS = 4
 
-#: Slots per (event, bin) of the tables of :func:`_uniform_sums` (one 32-byte vector) and of
-#: :func:`_uniform_moments` (two).
+#: Slots per (event, bin) of the tables of :func:`run_uniform_sums` (one 32-byte vector) and
+#: of :func:`_uniform_moments` (two).
 _SUM_SLOTS = 4
 _MOMENT_SLOTS = 8
+
+#: Rows of at most this many values (K <= UNROLL) run through loops of this fixed count, the
+#: steps beyond K skipped (unrolled by the compiler: no loop set-up per row); longer rows
+#: through plain loops.
+UNROLL = 8
+
+
+#: int64 bounds, the bits of -0.0 (the smallest int64) and of +inf (NaN lies above).
+_INT_MAX = np.int64(0x7FFFFFFFFFFFFFFF)
+_NEG_ZERO = np.int64(-0x7FFFFFFFFFFFFFFF - 1)
+
+
+@njit(**JIT_OPTIONS)
+def weight_bits(wb):
+    """Over the bits of the weights (``wb = w.view(np.int64)``): the largest, the smallest
+    positive (``_INT_MAX``: none) and the smallest, -0.0 counted as 0 (integer minima and
+    maxima: loops on vector instructions). Non-negative doubles order as their bits; a negative
+    weight has negative bits, +inf and NaN bits at or above those of +inf."""
+    hi = np.int64(0)
+    lo_pos = _INT_MAX
+    lo = _INT_MAX
+    for i in range(wb.size):
+        b = wb[i]
+        b = np.int64(0) if b == _NEG_ZERO else b
+        hi = max(hi, b)
+        lo = min(lo, b)
+        lo_pos = min(lo_pos, b if b > 0 else _INT_MAX)
+    return hi, lo_pos, lo
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -83,6 +118,15 @@ def _cumulate(blk, K, nr, fbuf, tol):
     """``fbuf[r K + k]`` = F_k of row r of the block (added in the order of ``np.cumsum``);
     returns the number of values outside [0, 1] and of rows whose sum F_K is off."""
     n_bad = _n_outside(blk)
+    if K <= UNROLL:
+        for r in range(nr):
+            t = 0.0
+            for k in range(UNROLL):  # a fixed count: unrolled, no loop
+                if k < K:
+                    t += np.float64(blk[r * K + k])
+                    fbuf[r * K + k] = t
+            n_bad += np.int64(not (abs(t - 1.0) <= tol))
+        return n_bad
     for r in range(nr):
         t = 0.0
         for k in range(K):
@@ -104,27 +148,106 @@ def _copy_sums(tab, out):
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _uniform_sums(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, sums):
-    """Validate every row and add w, w f, w o per (event, uniform bin).
-
-    ``Pf``: the N x K probabilities as one C-ordered vector. ``sums`` (C, E, B, 3): chunk c of
-    the rows adds into a table of its own in row order (the three sums of a bin and a fourth
-    slot, always 0, in one :data:`~ordmetrics._core.jit.vector_add4`; w o adds 0 where the event
-    did not happen, which leaves a sum unchanged), copied to ``sums[c]``; the caller adds the C
-    tables up in their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows: the sums of
-    ``np.bincount``, bit for bit). Returns the number of invalid rows and values (``check``
-    False: not checked); when there are any, the sums are discarded (the caller validates the
-    slow way).
-    """
+def _top_label_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
+    """:func:`run_uniform_sums` of the top label: the confidence, and whether the argmax (the
+    lowest class on ties) is y."""
     N = y.size
     C = sums.shape[0]
-    E = sums.shape[1]
     R = max(1, BLOCK // K)
     S = _SUM_SLOTS
     bad = np.zeros(C, dtype=np.int64)
     for c in prange(C):
         start, stop = _chunk(N, c, C)
-        tab = np.zeros(E * n_bins * S)  # (w, w f, w o, 0) per (event, bin)
+        tab = np.zeros(n_bins * S)  # (w, w f, w o, 0) per bin
+        n_bad = 0
+        for i0 in range(start, stop, R):
+            i1 = min(stop, i0 + R)
+            nr = i1 - i0
+            blk = Pf[i0 * K : i1 * K]
+            if check:
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
+            n_bad += _n_outside(blk)
+            for r in range(nr):
+                i = np.uint64(i0 + r)  # unsigned: no wraparound
+                yi = y[i]
+                wi = 1.0
+                if w is not None:
+                    wi = w[i] * ws
+                t = 0.0
+                best = -1.0
+                arg = 0
+                for k in range(K):
+                    v = np.float64(blk[r * K + k])
+                    t += v
+                    gt = v > best
+                    arg = k if gt else arg
+                    best = v if gt else best
+                b = _uniform_bin(best, n_bins, tol_b)
+                _vadd4(tab, np.uint64(b * S), wi, wi * best, wi if arg == yi else 0.0, 0.0)
+                n_bad += np.int64(not (abs(t - 1.0) <= tol))
+        _copy_sums(tab, sums[c])
+        bad[c] = n_bad if check else 0
+    return bad.sum()
+
+
+@njit(parallel=True, **JIT_OPTIONS)
+def _classwise_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
+    """:func:`run_uniform_sums` of the classwise events: p_k for y = k."""
+    N = y.size
+    C = sums.shape[0]
+    R = max(1, BLOCK // K)
+    S = _SUM_SLOTS
+    bad = np.zeros(C, dtype=np.int64)
+    for c in prange(C):
+        start, stop = _chunk(N, c, C)
+        tab = np.zeros(K * n_bins * S)  # (w, w f, w o, 0) per (event, bin)
+        bins = np.empty(R * K, dtype=np.int64)
+        n_bad = 0
+        for i0 in range(start, stop, R):
+            i1 = min(stop, i0 + R)
+            nr = i1 - i0
+            blk = Pf[i0 * K : i1 * K]
+            if check:
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
+            n_bad += _fill_bins(blk, blk.size, bins, n_bins, tol_b)
+            for r in range(nr):
+                i = np.uint64(i0 + r)  # unsigned: no wraparound
+                yi = y[i]
+                wi = 1.0
+                if w is not None:
+                    wi = w[i] * ws
+                t = 0.0
+                if K <= UNROLL:
+                    for k in range(UNROLL):  # a fixed count: unrolled, no loop
+                        if k < K:
+                            v = np.float64(blk[r * K + k])
+                            t += v
+                            j = np.uint64((k * n_bins + bins[r * K + k]) * S)
+                            _vadd4(tab, j, wi, wi * v, wi if k == yi else 0.0, 0.0)
+                else:
+                    for k in range(K):
+                        v = np.float64(blk[r * K + k])
+                        t += v
+                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)
+                        _vadd4(tab, j, wi, wi * v, wi if k == yi else 0.0, 0.0)
+                n_bad += np.int64(not (abs(t - 1.0) <= tol))
+        _copy_sums(tab, sums[c])
+        bad[c] = n_bad if check else 0
+    return bad.sum()
+
+
+@njit(parallel=True, **JIT_OPTIONS)
+def _cumulative_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
+    """:func:`run_uniform_sums` of the cumulative events: F_k = F_{k-1} + p_k (the order of
+    ``np.cumsum``) for y <= k."""
+    N = y.size
+    C = sums.shape[0]
+    R = max(1, BLOCK // K)
+    S = _SUM_SLOTS
+    bad = np.zeros(C, dtype=np.int64)
+    for c in prange(C):
+        start, stop = _chunk(N, c, C)
+        tab = np.zeros((K - 1) * n_bins * S)  # (w, w f, w o, 0) per (event, bin)
         fbuf = np.empty(R * K)
         bins = np.empty(R * K, dtype=np.int64)
         n_bad = 0
@@ -134,57 +257,72 @@ def _uniform_sums(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, sums):
             blk = Pf[i0 * K : i1 * K]
             if check:
                 n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
-            if view == 0:  # top label: the confidence, and whether the argmax (lowest) is y
-                n_bad += _n_outside(blk)
-                for r in range(nr):
-                    i = np.uint64(i0 + r)  # unsigned: no wraparound
-                    yi = y[i]
-                    wi = 1.0
-                    if w is not None:
-                        wi = w[i] * ws
-                    t = 0.0
-                    best = -1.0
-                    arg = 0
-                    for k in range(K):
-                        v = np.float64(blk[r * K + k])
-                        t += v
-                        gt = v > best
-                        arg = k if gt else arg
-                        best = v if gt else best
-                    b = _uniform_bin(best, n_bins, tol_b)
-                    _vadd4(tab, np.uint64(b * S), wi, wi * best, wi if arg == yi else 0.0, 0.0)
-                    n_bad += np.int64(not (abs(t - 1.0) <= tol))
-            elif view == 1:  # classwise: p_k for y = k
-                n_bad += _fill_bins(blk, blk.size, bins, n_bins, tol_b)
-                for r in range(nr):
-                    i = np.uint64(i0 + r)  # unsigned: no wraparound
-                    yi = y[i]
-                    wi = 1.0
-                    if w is not None:
-                        wi = w[i] * ws
-                    t = 0.0
-                    for k in range(K):
-                        v = np.float64(blk[r * K + k])
-                        t += v
-                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)  # unsigned: no wraparound
-                        _vadd4(tab, j, wi, wi * v, wi if k == yi else 0.0, 0.0)
-                    n_bad += np.int64(not (abs(t - 1.0) <= tol))
-            else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum) for y <= k
-                n_bad += _cumulate(blk, K, nr, fbuf, tol)
-                _fill_bins(fbuf, nr * K, bins, n_bins, tol_b)
-                for r in range(nr):
-                    i = np.uint64(i0 + r)  # unsigned: no wraparound
-                    yi = y[i]
-                    wi = 1.0
-                    if w is not None:
-                        wi = w[i] * ws
+            n_bad += _cumulate(blk, K, nr, fbuf, tol)
+            _fill_bins(fbuf, nr * K, bins, n_bins, tol_b)
+            for r in range(nr):
+                i = np.uint64(i0 + r)  # unsigned: no wraparound
+                yi = y[i]
+                wi = 1.0
+                if w is not None:
+                    wi = w[i] * ws
+                if K <= UNROLL:
+                    for k in range(UNROLL - 1):  # a fixed count: unrolled, no loop
+                        if k < K - 1:
+                            f = fbuf[r * K + k]
+                            j = np.uint64((k * n_bins + bins[r * K + k]) * S)
+                            _vadd4(tab, j, wi, wi * f, wi if yi <= k else 0.0, 0.0)
+                else:
                     for k in range(K - 1):
                         f = fbuf[r * K + k]
-                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)  # unsigned: no wraparound
+                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)
                         _vadd4(tab, j, wi, wi * f, wi if yi <= k else 0.0, 0.0)
         _copy_sums(tab, sums[c])
         bad[c] = n_bad if check else 0
     return bad.sum()
+
+
+#: The kernels of :func:`run_uniform_sums`, by view code.
+_SUM_KERNELS = (_top_label_sums, _classwise_sums, _cumulative_sums)
+
+
+def run_uniform_sums(
+    Pf: np.ndarray,
+    K: int,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    ws: float,
+    view: int,
+    n_bins: int,
+    tol: float,
+    tol_b: float,
+    check: bool,
+    sums: np.ndarray,
+) -> int:
+    """Validate every row and add w, w f, w o per (event, uniform bin) (``view``: 0 top
+    label, 1 classwise, 2 cumulative; one kernel each, compiled on its first use).
+
+    ``Pf``: the N x K probabilities as one C-ordered vector. ``sums`` (C, E, B, 3): chunk c of
+    the rows adds into a table of its own in row order (the three sums of a bin and a fourth
+    slot, always 0, in one :data:`~ordmetrics._core.jit.vector_add4`; w o adds 0 where the event
+    did not happen, which leaves a sum unchanged), copied to ``sums[c]``; the caller adds the C
+    tables up in their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows: the sums of
+    ``np.bincount``, bit for bit). Returns the number of invalid rows and values (``check``
+    False: not checked); when there are any, the sums are discarded (the caller validates the
+    slow way).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused_uniform import run_uniform_sums
+    >>> P = np.array([[0.8, 0.2], [0.4, 0.6]])
+    >>> sums = np.zeros((1, 2, 2, 3))  # one chunk, two events (classwise), two bins
+    >>> run_uniform_sums(P.ravel(), 2, np.array([0, 1]), None, 1.0, 1, 2, 1e-6, 2e-12, True, sums)
+    0
+    >>> sums[0, 0].tolist()  # class 0: p = 0.4 in bin 0, p = 0.8 (the event) in bin 1
+    [[1.0, 0.4, 0.0], [1.0, 0.8, 1.0]]
+    """
+    args = (Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums)
+    return int(run_kernel(_SUM_KERNELS[view], Pf.size, *args))
 
 
 @njit(inline="always", **JIT_OPTIONS)
