@@ -82,7 +82,7 @@ def test_every_export_gives_the_bits_of_the_jit_kernel(name, dtype, weighted) ->
     rule = KERNEL_RULES[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     for n in SIZES:
-        for k in (2, 5, 20):
+        for k in (2, 3, 4, 5, 6, 7, 20):  # every unrolled K (kernels.UNROLLED_K), and beyond
             P, y, w = _hostile(n, k, dtype, rng)
             wt = w if weighted else None
             for rows in (False, True):
@@ -117,6 +117,8 @@ def _other_params(rule) -> list[float]:
         return [rule.pack(eps=1e-12)] if name == "log_loss" else []
     if name == "pbs":
         return [rule.pack(ties="unpenalized")]
+    if name == "spherical":
+        return [rule.pack(alpha=3.0)]  # the loop for alpha other than 2
     return []
 
 

@@ -126,6 +126,8 @@ def build(rules: Iterable[Any], part: str, output_dir: str, output_file: str | N
     from numba.core import codegen, compiler
     from numba.pycc import CC
 
+    from ordmetrics._core import kernels
+
     # numba's internals, patched for the duration of the build only (typed loosely)
     pycc_compiler: Any = numba.pycc.compiler
     aot_codegen: Any = codegen.AOTCPUCodegen
@@ -144,17 +146,19 @@ def build(rules: Iterable[Any], part: str, output_dir: str, output_file: str | N
     if output_file is not None:
         cc.output_file = output_file
     cc.target_cpu = "host"
-    cc.use_nrt = False  # the kernels allocate nothing
+    cc.use_nrt = True  # each call allocates its blocks' scratch
     for name, sig, func in exports(rules, part):
         cc.export(name, sig)(func)
     original = pycc_compiler.Flags, aot_codegen._customize_tm_features
     pycc_compiler.Flags = _Flags
     features = host_target()[1]  # the host's features, as the just-in-time compiler takes them
     aot_codegen._customize_tm_features = lambda self: features
+    kernels.UNROLL = True  # the block loops of UNROLLED_K too: compiled once, at install
     try:
         cc.compile()
     finally:
         pycc_compiler.Flags, aot_codegen._customize_tm_features = original
+        kernels.UNROLL = False
     return os.path.join(output_dir, cc.output_file)
 
 

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, PBS_UNPENALIZED, drive_rows
+from ordmetrics._core.kernels import (
+    JIT_OPTIONS,
+    PBS_UNPENALIZED,
+    SELECT_MAX_K,
+    ZERO,
+    drive_rows,
+)
 from ordmetrics._core.registry import Variant
 from ordmetrics._core.validation import check_option
 from ordmetrics.metrics.scoring.base import (
@@ -46,16 +54,17 @@ def _squared_distance(xp: Any, P: Any, y: Any) -> Any:
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def brier_row(P, i, yi, K, param):
+def brier_row(f, i, yi, K, param):
     """sum_k (p_k - 1{y = k})^2, sum, min, max."""
+    base = i * K
     s = 0.0
     t = 0.0
     lo = 1.0
     hi = 0.0
     for k in range(K):
-        v = P[i, k]
-        lo = min(lo, v)
-        hi = max(hi, v)
+        v = f[base + k]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
         t += v
         d = v - (1.0 if k == yi else 0.0)
         s += d * d
@@ -169,35 +178,38 @@ def _pack_pbs(ties: str = "argmax", scale: str = "eq4") -> float:
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def pbs_row(P, i, yi, K, param):
+def pbs_row(f, i, yi, K, param):
     """Brier + penalty (K-1)/K when the decision is wrong (scaled by ``param``), sum, min, max.
 
-    One pass: the Brier terms, the row statistics and the arg-max decision (the first class
-    of largest p_k).
+    One pass: the Brier terms, the row statistics, p_y and the arg-max decision (the first
+    class of largest p_k), tracked with selects (see
+    :func:`ordmetrics._core.kernels.row_stats_decision`).
     """
-    py = P[i, yi]
+    base = i * K
     s = 0.0
     t = 0.0
     lo = 1.0
     hi = -1.0
-    top = 0
+    py = np.float64(f[base + yi]) if K > SELECT_MAX_K else 0.0
+    top = ZERO
     for k in range(K):
-        v = P[i, k]
-        lo = min(lo, v)
+        v = f[base + k]
+        lo = v if v < lo else lo
         top = k if v > hi else top
-        hi = max(hi, v)
+        hi = v if v > hi else hi
+        py = v if (k == yi) & (K <= SELECT_MAX_K) else py
         t += v
         d = v - (1.0 if k == yi else 0.0)
         s += d * d
     code = int(param)
     scale = code >> 1
-    pen = (K - 1) / K
+    kf = np.float64(K)
+    pen = (kf - 1.0) / kf
     if scale != 0:  # Algorithm 2 and the authors' code: the Brier term over K
-        s /= K
+        s /= kf
     if scale == 1:  # Algorithm 2: the penalty over K as well
-        pen /= K
-    # the decision is wrong: a class beats p_y, or (arg-max rule) an earlier class ties it;
-    # branch-free (see ordmetrics._core.kernels.row_stats_decision)
+        pen /= kf
+    # the decision is wrong: a class beats p_y, or (arg-max rule) an earlier class ties it
     m = (hi > py) | ((top != yi) & ((code & PBS_UNPENALIZED) == 0))
     return s + pen * m, t, lo, hi, False
 

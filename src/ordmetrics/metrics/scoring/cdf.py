@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, ONE, drive_rows
 from ordmetrics._core.validation import check_flag
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
@@ -46,21 +48,26 @@ def _distance(xp: Any, P: Any, y: Any) -> Any:
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def rps_row(P, i, yi, K, param):
+def rps_row(f, i, yi, K, param):
     """(1/(K-1)) sum_{k<K-1} (F_k - H_k)^2 (the raw sum when ``param`` is 0), sum, min, max."""
+    base = i * K
     c = 0.0
     s = 0.0
     lo = 1.0
     hi = 0.0
-    for k in range(K - 1):
-        v = P[i, k]
-        lo = min(lo, v)
-        hi = max(hi, v)
+    for k in range(K - ONE):
+        v = f[base + k]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
         c += v
-        d = c - (1.0 if k >= yi else 0.0)
+        d = c - np.float64(k >= yi)
         s += d * d
-    v = P[i, K - 1]
-    return (s / (K - 1) if param != 0.0 else s), c + v, min(lo, v), max(hi, v), False
+    v = f[base + K - ONE]
+    lo = v if v < lo else lo
+    hi = v if v > hi else hi
+    # a division by 1 (exact) instead of a select between two results: the rows stay on
+    # vector instructions
+    return s / (np.float64(K - ONE) if param != 0.0 else 1.0), c + v, lo, hi, False
 
 
 @njit(**JIT_OPTIONS)
@@ -165,21 +172,24 @@ RPS = ScoringRule(
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def sa_rps_row(P, i, yi, K, param):
+def sa_rps_row(f, i, yi, K, param):
     """((1/(K-1)) sum_{k<K-1} |F_k - H_k|)^2, sum, min, max."""
+    base = i * K
     c = 0.0
     a = 0.0
     lo = 1.0
     hi = 0.0
-    for k in range(K - 1):
-        v = P[i, k]
-        lo = min(lo, v)
-        hi = max(hi, v)
+    for k in range(K - ONE):
+        v = f[base + k]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
         c += v
-        a += abs(c - (1.0 if k >= yi else 0.0))
-    v = P[i, K - 1]
-    a /= K - 1
-    return a * a, c + v, min(lo, v), max(hi, v), False
+        a += abs(c - np.float64(k >= yi))
+    v = f[base + K - ONE]
+    lo = v if v < lo else lo
+    hi = v if v > hi else hi
+    a /= np.float64(K - ONE)
+    return a * a, c + v, lo, hi, False
 
 
 @njit(**JIT_OPTIONS)
@@ -282,20 +292,23 @@ SA_RPS = ScoringRule(
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def cdf_l1_row(P, i, yi, K, param):
+def cdf_l1_row(f, i, yi, K, param):
     """(1/(K-1)) sum_{k<K-1} |F_k - H_k| (the raw sum when ``param`` is 0), sum, min, max."""
+    base = i * K
     c = 0.0
     a = 0.0
     lo = 1.0
     hi = 0.0
-    for k in range(K - 1):
-        v = P[i, k]
-        lo = min(lo, v)
-        hi = max(hi, v)
+    for k in range(K - ONE):
+        v = f[base + k]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
         c += v
-        a += abs(c - (1.0 if k >= yi else 0.0))
-    v = P[i, K - 1]
-    return (a / (K - 1) if param != 0.0 else a), c + v, min(lo, v), max(hi, v), False
+        a += abs(c - np.float64(k >= yi))
+    v = f[base + K - ONE]
+    lo = v if v < lo else lo
+    hi = v if v > hi else hi
+    return a / (np.float64(K - ONE) if param != 0.0 else 1.0), c + v, lo, hi, False
 
 
 @njit(**JIT_OPTIONS)

@@ -17,9 +17,7 @@ from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
 from ordmetrics._core.kernels import (
     JIT_OPTIONS,
-    PBS_UNPENALIZED,
     drive_rows,
-    row_stats,
     row_stats_decision,
 )
 from ordmetrics.metrics.scoring.base import (
@@ -58,12 +56,12 @@ def _pack_eps(eps: float | None = None) -> float:
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def log_loss_row(P, i, yi, K, param):
+def log_loss_row(f, i, yi, K, param):
     """p_y, clipped to [eps, 1 - eps] when ``param`` = eps > 0, sum, min, max."""
-    t, lo, hi = row_stats(P, i, K)
-    py = np.float64(P[i, yi])
-    if param > 0.0:
-        py = min(max(py, param), 1.0 - param)
+    t, lo, hi, py, _ = row_stats_decision(f, i, yi, K, 0.0)
+    if param > 0.0:  # selects, as min and max would keep the rows off vector instructions
+        py = param if py < param else py
+        py = 1.0 - param if py > 1.0 - param else py
     return py, t, lo, hi, False
 
 
@@ -168,11 +166,11 @@ def _pack_pll(ties: str = "argmax") -> float:
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def pll_row(P, i, yi, K, param):
+def pll_row(f, i, yi, K, param):
     """p_y, sum, min, max, and whether the decision is wrong (the driver writes the penalty
     ln(K) m: ``penalty=True``)."""
-    t, lo, hi, m = row_stats_decision(P, i, yi, K, (int(param) & PBS_UNPENALIZED) != 0)
-    return np.float64(P[i, yi]), t, lo, hi, m
+    t, lo, hi, py, m = row_stats_decision(f, i, yi, K, param)
+    return py, t, lo, hi, m
 
 
 @njit(**JIT_OPTIONS)
