@@ -117,7 +117,7 @@ def test_general_costs_on_any_number_of_threads(monkeypatch, k):
 
 
 def test_negative_zero_entries_are_valid():
-    """-0.0 fails the kernel's screen (a sign bit) but not the full check: same decisions."""
+    """-0.0 is a valid entry (for the kernel's screen and for the full check): same decisions."""
     rng = np.random.default_rng(5)
     P = rng.dirichlet(np.ones(5), size=N)
     P[::7, 2] = 0.0

@@ -16,6 +16,7 @@ from ordmetrics._core.jit import njit, prange
 from ordmetrics.metrics.decision_matrix import general_row
 
 __all__ = [
+    "BLOCK",
     "COST_ABSOLUTE",
     "COST_GENERAL",
     "COST_SQUARED",
@@ -32,7 +33,7 @@ _opts = {"cache": True, "nogil": True, "error_model": "numpy", "parallel": True}
 
 #: Rows of a block: the blocks run in parallel (numba ``prange``), each screening its rows
 #: into its own flag, so a decision never depends on the number of threads.
-_BLOCK = 1024
+BLOCK = 1024
 
 #: The kernels' screen accepts row sums within this fraction of the row-sum tolerance only, so
 #: a row near the tolerance's edge (where the order of a sum could matter) always goes to the
@@ -41,7 +42,6 @@ SCREEN_FRACTION = 0.75
 
 #: Cost structures with an O(K) expected-cost formula (``min_cost``): a general matrix,
 #: absolute |j - k|, squared (j - k)^2 and zero-one costs.
-_ABSOLUTE, _SQUARED, _ZERO_ONE = 1, 2, 3
 COST_GENERAL, COST_ABSOLUTE, COST_SQUARED, COST_ZERO_ONE = 0, 1, 2, 3
 
 # Each kernel writes the decision of every row into ``out`` and returns True when every entry
@@ -49,20 +49,20 @@ COST_GENERAL, COST_ABSOLUTE, COST_SQUARED, COST_ZERO_ONE = 0, 1, 2, 3
 # the full check of ``decide``, which raises or, for a row sum at the edge of the tolerance,
 # accepts.
 # A NaN or infinite entry makes its row sum NaN or infinite, outside [lo, hi]. The rows run in
-# blocks of _BLOCK rows in parallel (serial twin: the same code in order; see
+# blocks of BLOCK rows in parallel (serial twin: the same code in order; see
 # ordmetrics._core.parallel): each row's decision is computed from that row alone.
 
 
 @njit(**_opts)
 def _argmax_rows(P, out, lo, hi):
     n, k = P.shape
-    nb = (n + _BLOCK - 1) // _BLOCK
+    nb = (n + BLOCK - 1) // BLOCK
     good = np.empty(nb, dtype=np.bool_)
     for b in prange(nb):
         mn = np.inf
         mx = -np.inf
         bad = 0
-        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             best = P[i, 0]
             idx = 0
             s = np.float64(best)
@@ -86,13 +86,13 @@ def _median_rows(P, out, threshold, lo, hi):
     # F_k is non-decreasing in k, so the smallest k with F_k >= 1/2 is the number of k < K-1
     # with F_k < 1/2 (F_{K-1} is the row sum, always >= 1/2).
     n, k = P.shape
-    nb = (n + _BLOCK - 1) // _BLOCK
+    nb = (n + BLOCK - 1) // BLOCK
     good = np.empty(nb, dtype=np.bool_)
     for b in prange(nb):
         mn = np.inf
         mx = -np.inf
         bad = 0
-        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             F = np.float64(P[i, 0])
             idx = np.int64(0)
             mn = min(mn, P[i, 0])
@@ -112,13 +112,13 @@ def _median_rows(P, out, threshold, lo, hi):
 @njit(**_opts)
 def _expected_rows(P, out, half, lo, hi):
     n, k = P.shape
-    nb = (n + _BLOCK - 1) // _BLOCK
+    nb = (n + BLOCK - 1) // BLOCK
     good = np.empty(nb, dtype=np.bool_)
     for b in prange(nb):
         mn = np.inf
         mx = -np.inf
         bad = 0
-        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             s = np.float64(P[i, 0])
             grade = 0.0
             w = 0.0  # the class j, as a float
@@ -140,8 +140,15 @@ def _expected_rows(P, out, half, lo, hi):
 _inline = {k: v for k, v in _opts.items() if k != "parallel"}
 
 
+# The three structured costs, each in one pass over two rows at a time (rows i and i2, in one
+# loop over the classes: the same operations, in the same order, for each row, so the same
+# values as one row at a time; the two independent chains of additions overlap). Each
+# returns the two row sums, the least and the largest entry of both rows, the two candidate
+# classes and their margins (a lower bound on the gap to every other class's cost).
+
+
 @njit(inline="always", **_inline)
-def _absolute_row(P, i, k):
+def _absolute_pair(P, i, i2, k):
     """Absolute costs in one pass: the median, counted against 1/2 as the row is read.
 
     In exact arithmetic e_{m+1} - e_m = 2 F_m - s (non-decreasing in m: the costs are convex
@@ -155,25 +162,49 @@ def _absolute_row(P, i, k):
     most a few K eps s) lies far inside the bound ``delta`` of :func:`_structured_block`.
     """
     x = np.float64(P[i, 0])
+    y = np.float64(P[i2, 0])
     s = x  # F_m: the sum of the first m + 1 classes, in class order
-    mn = x
-    mx = x
-    choice = 0
-    gap = np.inf
+    r = y
+    mn = min(x, y)
+    mx = max(x, y)
+    cx = 0
+    cy = 0
+    gx = np.inf
+    gy = np.inf
     for j in range(1, k):
         t = s - 0.5  # F_{j-1} - 1/2, of the sign of 2 F_{j-1} - 1
-        choice += t < 0.0
+        u = r - 0.5
+        cx += t < 0.0
+        cy += u < 0.0
         a = abs(t)
-        gap = a if a < gap else gap
+        b = abs(u)
+        gx = a if a < gx else gx
+        gy = b if b < gy else gy
         x = np.float64(P[i, j])
+        y = np.float64(P[i2, j])
         s += x
-        mn = min(mn, x)
-        mx = max(mx, x)
-    return s, mn, mx, choice, 2.0 * gap - abs(s - 1.0)
+        r += y
+        mn = min(mn, min(x, y))
+        mx = max(mx, max(x, y))
+    return s, r, mn, mx, cx, cy, 2.0 * gx - abs(s - 1.0), 2.0 * gy - abs(r - 1.0)
 
 
 @njit(inline="always", **_inline)
-def _squared_row(P, i, k):
+def _squared_choice(s, s1, k):
+    """The candidate class of squared costs and its margin, from the row sum s and
+    s1 = sum_j j p_j (see :func:`_squared_pair`)."""
+    h = s1 - 0.5 * s
+    top = k - 1.0
+    c = h if h > 0.0 else 0.0  # NaN: 0
+    c = np.ceil(c if c < top else top)
+    u = c * s - h  # d_c = 2 u and -d_{c-1} = 2 (s - u)
+    # At the ends the missing neighbour's d is far from 0 and bounds nothing away: at c = 0,
+    # -d_{-1} = s + 2 s1 >= s; at c = K - 1, d_{K-1} = (2K - 1) s - 2 s1 >= s (s1 <= (K-1) s).
+    return np.int64(c), 2.0 * min(u, s - u)
+
+
+@njit(inline="always", **_inline)
+def _squared_pair(P, i, i2, k):
     """Squared costs in one pass: the class nearest the mean, checked at its two neighbours.
 
     In exact arithmetic e_{m+1} - e_m = d_m = (2m + 1) s - 2 s1 with s1 = sum_j j p_j,
@@ -187,47 +218,59 @@ def _squared_row(P, i, k):
     far inside ``delta`` of :func:`_structured_block`.
     """
     x = np.float64(P[i, 0])
+    y = np.float64(P[i2, 0])
     s = x
-    mn = x
-    mx = x
-    s1 = 0.0
+    r = y
+    mn = min(x, y)
+    mx = max(x, y)
+    sx = 0.0  # s1 of each row
+    sy = 0.0
     w = 0.0  # the class j, as a float
     for j in range(1, k):
         x = np.float64(P[i, j])
+        y = np.float64(P[i2, j])
         w += 1.0
         s += x
-        s1 += w * x
-        mn = min(mn, x)
-        mx = max(mx, x)
-    h = s1 - 0.5 * s
-    top = k - 1.0
-    c = h if h > 0.0 else 0.0  # NaN: 0
-    c = np.ceil(c if c < top else top)
-    u = c * s - h  # d_c = 2 u and -d_{c-1} = 2 (s - u)
-    # At the ends the missing neighbour's d is far from 0 and bounds nothing away: at c = 0,
-    # -d_{-1} = s + 2 s1 >= s; at c = K - 1, d_{K-1} = (2K - 1) s - 2 s1 >= s (s1 <= (K-1) s).
-    return s, mn, mx, np.int64(c), 2.0 * min(u, s - u)
+        r += y
+        sx += w * x
+        sy += w * y
+        mn = min(mn, min(x, y))
+        mx = max(mx, max(x, y))
+    cx, gx = _squared_choice(s, sx, k)
+    cy, gy = _squared_choice(r, sy, k)
+    return s, r, mn, mx, cx, cy, gx, gy
 
 
 @njit(inline="always", **_inline)
-def _zero_one_row(P, i, k):
+def _zero_one_pair(P, i, i2, k):
     """Zero-one costs: e_m = s - p_m; the least is at the largest p_m (ties: the lowest
     class), the margin is the gap to the second largest."""
     x = np.float64(P[i, 0])
+    y = np.float64(P[i2, 0])
     s = x
-    mn = x
-    best = x
-    second = -np.inf
-    top = 0
+    r = y
+    mn = min(x, y)
+    bx = x  # the largest entry of each row
+    by = y
+    ox = -np.inf  # the second largest
+    oy = -np.inf
+    tx = 0
+    ty = 0
     for j in range(1, k):
         x = np.float64(P[i, j])
+        y = np.float64(P[i2, j])
         s += x
-        mn = min(mn, x)
-        up = x > best
-        second = max(second, best if up else x)
-        best = x if up else best
-        top = j if up else top
-    return s, mn, best, top, best - second
+        r += y
+        mn = min(mn, min(x, y))
+        ux = x > bx
+        uy = y > by
+        ox = max(ox, bx if ux else x)
+        oy = max(oy, by if uy else y)
+        bx = x if ux else bx
+        by = y if uy else by
+        tx = j if ux else tx
+        ty = j if uy else ty
+    return s, r, mn, max(bx, by), tx, ty, bx - ox, by - oy
 
 
 #: Twice the rounding bound of the structured costs per unit of K max(cmax, 1) max(s, 1):
@@ -246,16 +289,17 @@ def _cost_max(C):
 
 
 @njit(inline="always", **_inline)
-def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
-    """Rows start..stop of a structured ``kind`` (a constant here): argmin_m sum_j p_j C[j, m],
-    the lowest class within ``slack`` of the least cost.
+def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, pair):
+    """Rows start..stop of a structured cost (``pair``, one of :func:`_absolute_pair`,
+    :func:`_squared_pair` and :func:`_zero_one_pair`): argmin_m sum_j p_j C[j, m], the
+    lowest class within ``slack`` of the least cost.
 
     The decision is that of the expected costs of every class, each added in class order
     (the K x K products of :func:`~ordmetrics.metrics.decision_matrix.general_row`). An
-    O(K) pass (``_absolute_row``, ``_squared_row``, ``_zero_one_row``) finds the class of
-    least expected cost and a lower bound ``margin`` on the gap to every other class
-    (absolute and squared costs are convex in the class: the gaps to the two neighbours;
-    zero-one: the two largest p_j). ``delta``
+    O(K) pass (``pair``, two rows at a time; the last row of a block of odd length is
+    passed as both rows) finds the class of least expected cost and a lower bound
+    ``margin`` on the gap to every other class (absolute and squared costs are convex in
+    the class: the gaps to the two neighbours; zero-one: the two largest p_j). ``delta``
     = 32 K eps max(cmax, 1) max(s, 1) bounds the rounding of both that pass and the K x K
     sums (with a margin of 3 or more): when ``margin > slack + 2 delta``, every other class
     has a K x K expected cost above the least one plus ``slack``, so the K x K decision is
@@ -271,19 +315,19 @@ def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
     near = False  # rows marked (out[i] = -1) for the K x K costs
     # slack + 2 delta with max(s, 1) <= 2
     limit = slack + 2.0 * _TWO_DELTA * k * max(cmax, 1.0)
-    for i in range(start, stop):
-        if kind == _ABSOLUTE:
-            s, rmn, rmx, choice, margin = _absolute_row(P, i, k)
-        elif kind == _SQUARED:
-            s, rmn, rmx, choice, margin = _squared_row(P, i, k)
-        else:
-            s, rmn, rmx, choice, margin = _zero_one_row(P, i, k)
+    last = stop - 1
+    for h in range((stop - start + 1) // 2):  # two rows at a time, in one loop over the classes
+        i = start + 2 * h
+        i2 = i + (i < last)  # the last row of an odd block: twice (the same values)
+        s, r, rmn, rmx, choice, other, margin, gap = pair(P, i, i2, k)
         mn = min(mn, rmn)
         mx = max(mx, rmx)
-        bad |= not ((s >= lo) & (s <= hi))
+        bad |= not ((s >= lo) & (s <= hi) & (r >= lo) & (r <= hi))
         sure = margin > limit  # False: a near tie (or NaN)
-        near |= not sure
+        fine = gap > limit
+        near |= not (sure & fine)
         out[i] = choice if sure else -1
+        out[i2] = other if fine else -1
     if near:  # the near ties, in a loop of their own that keeps the first one small
         cost = np.empty(k)
         for i in range(start, stop):
@@ -293,36 +337,36 @@ def _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind):
 
 
 @njit(inline="always", **_inline)
-def _structured_rows(P, C, out, slack, lo, hi, kind):
-    """The blocks of a structured cost ``kind`` in parallel (:func:`_structured_block`).
+def _structured_rows(P, C, out, slack, lo, hi, pair):
+    """The blocks of a structured cost (``pair``) in parallel (:func:`_structured_block`).
 
-    Inlined into one kernel per cost structure, where ``kind`` is a constant: each kernel has
-    only its own row loop (a smaller loop body than one kernel choosing among them).
+    Inlined into one kernel per cost structure, which names its own ``pair``: each kernel
+    compiles only its own row loop.
     """
     n = P.shape[0]
-    nb = (n + _BLOCK - 1) // _BLOCK
+    nb = (n + BLOCK - 1) // BLOCK
     good = np.empty(nb, dtype=np.bool_)
     cmax = _cost_max(C)
     for b in prange(nb):
-        start = b * _BLOCK
-        stop = min(n, start + _BLOCK)
-        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, kind)
+        start = b * BLOCK
+        stop = min(n, start + BLOCK)
+        good[b] = _structured_block(P, C, out, slack, lo, hi, start, stop, cmax, pair)
     return good.all()
 
 
 @njit(**_opts)
 def _absolute_rows(P, C, out, slack, lo, hi):
-    return _structured_rows(P, C, out, slack, lo, hi, _ABSOLUTE)
+    return _structured_rows(P, C, out, slack, lo, hi, _absolute_pair)
 
 
 @njit(**_opts)
 def _squared_rows(P, C, out, slack, lo, hi):
-    return _structured_rows(P, C, out, slack, lo, hi, _SQUARED)
+    return _structured_rows(P, C, out, slack, lo, hi, _squared_pair)
 
 
 @njit(**_opts)
 def _zero_one_rows(P, C, out, slack, lo, hi):
-    return _structured_rows(P, C, out, slack, lo, hi, _ZERO_ONE)
+    return _structured_rows(P, C, out, slack, lo, hi, _zero_one_pair)
 
 
 #: The lazy kernels by rule (``min_cost`` by cost structure; a general matrix:

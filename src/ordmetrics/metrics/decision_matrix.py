@@ -10,10 +10,10 @@ the float64 costs of :func:`general_row`. Every decision is therefore the float6
 same on any number of threads (see :func:`decide_general` for the bound, and
 docs/definitions.md, section 2, for the rule).
 
-A tile of T rows (about 2560 / K, 32 to 512) is copied transposed (class by row) into a
-float64 buffer, screened and converted to float32, multiplied by the scaled cost matrix and
-reduced to a candidate and its gap: each step a kernel of its own whose loops over the rows
-of the tile compile to vector instructions.
+A tile of T rows (512 up to K = 64, then about 32768 / K, at least 32) is copied transposed
+(class by row) into a float32 buffer while its entries and row sums are screened, multiplied
+by the scaled cost matrix and reduced to a candidate and its gap: each step a kernel of its
+own, the last two with loops over the rows of the tile that compile to vector instructions.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 
 from ordmetrics._core.jit import njit, prange, prefetch
 
-__all__ = ["GENERAL_BLOCK", "decide_general", "general_row", "general_rows"]
+__all__ = ["GENERAL_BLOCK", "TILE", "decide_general", "general_row", "general_rows"]
 
 _opts = {"cache": True, "nogil": True, "error_model": "numpy"}
 _inline = {**_opts, "inline": "always"}
@@ -30,6 +30,9 @@ _inline = {**_opts, "inline": "always"}
 #: Rows of a block of :func:`general_rows`: the blocks run in parallel, each row's decision
 #: computed from that row alone, so that no decision depends on the number of threads.
 GENERAL_BLOCK = 4096
+
+#: Rows of a tile of :func:`_rows` up to K = 64 classes (then about 64 TILE / K, at least 32).
+TILE = 512
 
 #: The float32 unit roundoff, 2^-24.
 _U32 = 2.0**-24
@@ -83,79 +86,88 @@ def general_row(P, C, i, k, cost, slack):
 
 
 @njit(**_opts)
-def _transpose(P, t0, nt, Pt):
-    """Rows t0..t0+nt of P into the columns 0..nt-1 of Pt (class by row, float64), four rows
-    at a time; asks for the lines of the next nt rows as it goes (a hint that keeps the
-    memory busy while the tile is worked on)."""
+def _transpose(P, t0, nt, Q, s, lo, hi):
+    """Rows t0..t0+nt of P into the columns 0..nt-1 of Q (class by row, rounded to float32),
+    eight rows at a time, with each row's sum in float64 into s; True when every entry is in
+    [0, 1] and every row sum in [lo, hi].
+
+    Asks for the lines of the next nt rows as it goes (a hint that keeps the memory busy
+    while the tile is worked on). The entries are checked in one loop over the tile's rows
+    as they lie in memory (vector instructions; NaN fails). The row sums may be added in any
+    order here (the screen accepts sums within a fraction of the tolerance only).
+    """
     n, k = P.shape
     size = P.itemsize
     row = k * size
     ahead = (t0 + nt) * row  # the byte of P nt rows ahead
     end = n * row
     ii = 0
-    while ii + 4 <= nt:
+    while ii + 8 <= nt:
         a = ahead + ii * row
-        for off in range(a, min(a + 4 * row, end), 64):
+        for off in range(a, min(a + 8 * row, end), 64):
             prefetch(P, off)
         r0 = P[t0 + ii]
         r1 = P[t0 + ii + 1]
         r2 = P[t0 + ii + 2]
         r3 = P[t0 + ii + 3]
+        r4 = P[t0 + ii + 4]
+        r5 = P[t0 + ii + 5]
+        r6 = P[t0 + ii + 6]
+        r7 = P[t0 + ii + 7]
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
         for j in range(k):
-            Pt[j, ii] = r0[j]
-            Pt[j, ii + 1] = r1[j]
-            Pt[j, ii + 2] = r2[j]
-            Pt[j, ii + 3] = r3[j]
-        ii += 4
+            x0, x1, x2, x3 = r0[j], r1[j], r2[j], r3[j]
+            x4, x5, x6, x7 = r4[j], r5[j], r6[j], r7[j]
+            s0 += x0
+            s1 += x1
+            s2 += x2
+            s3 += x3
+            s4 += x4
+            s5 += x5
+            s6 += x6
+            s7 += x7
+            q = Q[j]
+            q[ii] = np.float32(x0)
+            q[ii + 1] = np.float32(x1)
+            q[ii + 2] = np.float32(x2)
+            q[ii + 3] = np.float32(x3)
+            q[ii + 4] = np.float32(x4)
+            q[ii + 5] = np.float32(x5)
+            q[ii + 6] = np.float32(x6)
+            q[ii + 7] = np.float32(x7)
+        s[ii] = s0
+        s[ii + 1] = s1
+        s[ii + 2] = s2
+        s[ii + 3] = s3
+        s[ii + 4] = s4
+        s[ii + 5] = s5
+        s[ii + 6] = s6
+        s[ii + 7] = s7
+        ii += 8
     for i2 in range(ii, nt):
+        acc = 0.0
         for j in range(k):
-            Pt[j, i2] = P[t0 + i2, j]
-
-
-@njit(**_opts)
-def _screen(Pt, Q, s, nt, lo, hi):
-    """Screen the tile and convert it to float32 (Q); True when every entry is in [0, 1] and
-    every row sum in [lo, hi] (float64).
-
-    An entry is in [0, 1] when its bits, read as an unsigned integer, are at most those of
-    1.0 (the sign bit makes every negative number, -0.0 included, larger; NaN and infinity
-    are larger too): one maximum over the tile. A -0.0 fails the screen only, not the full
-    check of ``decide``, which accepts it. The row sums may be added in any order here (the
-    screen accepts sums within a fraction of the tolerance only).
-    """
-    k = Pt.shape[0]
-    bits = Pt.view(np.uint64)
-    top = np.uint64(0)
-    for ii in range(nt):
-        s[ii] = 0.0
-    for j in range(k):
-        pj = Pt[j]
-        bj = bits[j]
-        qj = Q[j]
-        for ii in range(nt):
-            x = pj[ii]
-            s[ii] += x
-            u = bj[ii]
-            top = u if u > top else top
-            qj[ii] = np.float32(x)
-    good = top <= np.uint64(0x3FF0000000000000)  # the bits of 1.0
-    for ii in range(nt):
-        good &= (s[ii] >= lo) & (s[ii] <= hi)
+            x = P[t0 + i2, j]
+            acc += x
+            Q[j, i2] = np.float32(x)
+        s[i2] = acc
+    flat = P[t0 : t0 + nt].reshape(nt * k)  # the tile's entries, in memory order
+    good = True
+    for e in range(flat.size):
+        x = flat[e]
+        good &= (x >= 0.0) & (x <= 1.0)  # False for NaN
+    for i2 in range(nt):
+        good &= (s[i2] >= lo) & (s[i2] <= hi)
     return good
 
 
 @njit(**_opts)
 def _costs(Q, C32, cost, nt):
-    """cost[m, i] = sum_j Q[j, i] C32[j, m] in float32, for the nt rows of the tile: four
-    classes j and two classes m at a time (each load of Q serves two costs)."""
+    """cost[m, i] = sum_j Q[j, i] C32[j, m] in float32, for the nt rows of the tile, added in
+    class order: four classes j and two classes m at a time (each load of Q serves two costs;
+    the first four classes j write the costs, the others add to them)."""
     k = Q.shape[0]
-    q0 = Q[0]
-    for m in range(k):
-        cm = cost[m]
-        a0 = C32[0, m]
-        for ii in range(nt):
-            cm[ii] = q0[ii] * a0
-    j = 1
+    j = 0
     while j + 4 <= k:
         q0 = Q[j]
         q1 = Q[j + 1]
@@ -168,20 +180,41 @@ def _costs(Q, C32, cost, nt):
             a0, a1, a2, a3 = C32[j, m], C32[j + 1, m], C32[j + 2, m], C32[j + 3, m]
             b0, b1 = C32[j, m + 1], C32[j + 1, m + 1]
             b2, b3 = C32[j + 2, m + 1], C32[j + 3, m + 1]
-            for ii in range(nt):
-                x0 = q0[ii]
-                x1 = q1[ii]
-                x2 = q2[ii]
-                x3 = q3[ii]
-                cm[ii] = (((cm[ii] + x0 * a0) + x1 * a1) + x2 * a2) + x3 * a3
-                cn[ii] = (((cn[ii] + x0 * b0) + x1 * b1) + x2 * b2) + x3 * b3
+            if j == 0:
+                for ii in range(nt):
+                    x0 = q0[ii]
+                    x1 = q1[ii]
+                    x2 = q2[ii]
+                    x3 = q3[ii]
+                    cm[ii] = ((x0 * a0 + x1 * a1) + x2 * a2) + x3 * a3
+                    cn[ii] = ((x0 * b0 + x1 * b1) + x2 * b2) + x3 * b3
+            else:
+                for ii in range(nt):
+                    x0 = q0[ii]
+                    x1 = q1[ii]
+                    x2 = q2[ii]
+                    x3 = q3[ii]
+                    cm[ii] = (((cm[ii] + x0 * a0) + x1 * a1) + x2 * a2) + x3 * a3
+                    cn[ii] = (((cn[ii] + x0 * b0) + x1 * b1) + x2 * b2) + x3 * b3
             m += 2
         if m < k:
             cm = cost[m]
             a0, a1, a2, a3 = C32[j, m], C32[j + 1, m], C32[j + 2, m], C32[j + 3, m]
-            for ii in range(nt):
-                cm[ii] = (((cm[ii] + q0[ii] * a0) + q1[ii] * a1) + q2[ii] * a2) + q3[ii] * a3
+            if j == 0:
+                for ii in range(nt):
+                    cm[ii] = ((q0[ii] * a0 + q1[ii] * a1) + q2[ii] * a2) + q3[ii] * a3
+            else:
+                for ii in range(nt):
+                    cm[ii] = (((cm[ii] + q0[ii] * a0) + q1[ii] * a1) + q2[ii] * a2) + q3[ii] * a3
         j += 4
+    if j == 0:  # K < 4: the first class writes the costs
+        q0 = Q[0]
+        for m in range(k):
+            cm = cost[m]
+            a0 = C32[0, m]
+            for ii in range(nt):
+                cm[ii] = q0[ii] * a0
+        j = 1
     for jj in range(j, k):
         q0 = Q[jj]
         for m in range(k):
@@ -203,14 +236,32 @@ def _pick_step(v, a, b, c, f):
 def _pick(cost, low, second, cand, nt, out, t0, limit):
     """The class of least float32 cost of each row (ties: the lowest), written to out when
     the second least is more than ``limit`` above it, else -1 (a near tie); True when some
-    row is a near tie. Four classes at a time (one load and store of the running minimum)."""
+    row is a near tie. Four classes at a time (one load and store of the running minimum;
+    classes 0 to 4 straight from the costs), each loop over the rows of the tile compiled to
+    vector instructions."""
     k = cost.shape[0]
     c0 = cost[0]
-    for ii in range(nt):
-        low[ii] = c0[ii]
-        second[ii] = np.float32(np.inf)
-        cand[ii] = 0.0
+    inf = np.float32(np.inf)
     m = 1
+    if k >= 5:
+        ca, cb, cc, cd = cost[1], cost[2], cost[3], cost[4]
+        f0 = np.float32(0.0)
+        fa, fb = np.float32(1.0), np.float32(2.0)
+        fc, fd = np.float32(3.0), np.float32(4.0)
+        for ii in range(nt):
+            a, b, c = _pick_step(ca[ii], c0[ii], inf, f0, fa)
+            a, b, c = _pick_step(cb[ii], a, b, c, fb)
+            a, b, c = _pick_step(cc[ii], a, b, c, fc)
+            a, b, c = _pick_step(cd[ii], a, b, c, fd)
+            low[ii] = a
+            second[ii] = b
+            cand[ii] = c
+        m = 5
+    else:
+        for ii in range(nt):
+            low[ii] = c0[ii]
+            second[ii] = inf
+            cand[ii] = 0.0
     while m + 4 <= k:
         ca, cb, cc, cd = cost[m], cost[m + 1], cost[m + 2], cost[m + 3]
         fa, fb = np.float32(m), np.float32(m + 1)
@@ -229,12 +280,15 @@ def _pick(cost, low, second, cand, nt, out, t0, limit):
         fm = np.float32(mm)
         for ii in range(nt):
             low[ii], second[ii], cand[ii] = _pick_step(cm[ii], low[ii], second[ii], cand[ii], fm)
-    near = False
+    # a view of the tile's rows of out: indices from 0, which the compiler knows are not
+    # negative (no wraparound test per row), so the loop compiles to vector instructions
+    tile = out[t0 : t0 + nt]
+    near = 0
     for ii in range(nt):
         sure = (second[ii] - low[ii]) > limit  # False for NaN
-        near |= not sure
-        out[t0 + ii] = np.int64(cand[ii]) if sure else -1
-    return near
+        near += not sure
+        tile[ii] = np.int64(cand[ii]) if sure else -1
+    return near > 0
 
 
 @njit(**_opts)
@@ -243,9 +297,8 @@ def _rows(P, C, C32, out, slack, lo, hi, limit, start, stop):
     :func:`general_row` at once. True when every entry is in [0, 1] and every row sum in
     [lo, hi]. (The serial path, and each block of the parallel kernel.)"""
     k = P.shape[1]
-    t = min(512, max(32, (2560 // k) // 16 * 16))  # rows of a tile
+    t = min(TILE, max(32, (64 * TILE // k) // 16 * 16))  # rows of a tile
     w = t + 8  # the buffers' row length: no power-of-two stride
-    Pt = np.empty((k, w))
     Q = np.empty((k, w), dtype=np.float32)
     cost = np.empty((k, w), dtype=np.float32)
     s = np.empty(t)
@@ -256,8 +309,7 @@ def _rows(P, C, C32, out, slack, lo, hi, limit, start, stop):
     ok = True
     for t0 in range(start, stop, t):
         nt = min(t, stop - t0)
-        _transpose(P, t0, nt, Pt)
-        ok &= _screen(Pt, Q, s, nt, lo, hi)
+        ok &= _transpose(P, t0, nt, Q, s, lo, hi)
         _costs(Q, C32, cost, nt)
         if _pick(cost, low, second, cand, nt, out, t0, limit):
             for i in range(t0, t0 + nt):  # the near ties: the float64 K x K costs
