@@ -333,32 +333,34 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts):
     ln_k = np.log(K)
     sc = np.empty(BLOCK, dtype=np.float64)
     wsc = np.empty(BLOCK if w is not None else 0, dtype=np.float64)
+    UK = np.uint64(K)
     for b in range(parts.shape[0]):
         start = np.uint64(b) * UBLOCK
         stop = min(np.uint64(N), start + UBLOCK)
-        if not UNROLL:  # a constant: numba drops the other branch
-            bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, np.uint64(K), sc, wsc
-            )
-        elif K == 5:
-            bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, FIVE, sc, wsc
-            )
-        elif K == 4:
-            bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, FOUR, sc, wsc
-            )
-        elif K == 3:
-            bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, THREE, sc, wsc
-            )
-        elif K == 6:
-            bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, SIX, sc, wsc
-            )
+        if UNROLL:  # a constant: numba drops the branch not taken before compiling it
+            if K == 5:
+                bad = score_block(
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, FIVE, sc, wsc
+                )
+            elif K == 4:
+                bad = score_block(
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, FOUR, sc, wsc
+                )
+            elif K == 3:
+                bad = score_block(
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, THREE, sc, wsc
+                )
+            elif K == 6:
+                bad = score_block(
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, SIX, sc, wsc
+                )
+            else:
+                bad = score_block(
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, UK, sc, wsc
+                )
         else:
             bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, np.uint64(K), sc, wsc
+                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, UK, sc, wsc
             )
         n = stop - start
         block = 0.0
