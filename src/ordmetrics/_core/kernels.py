@@ -143,10 +143,10 @@ def row_stats_decision(f, i, yi, K, param):
 
     Default: the arg-max decision (ties to the lowest class) differs from y, i.e. some class
     beats p_y or an earlier class ties it. ``ties="unpenalized"`` (bit :data:`PBS_UNPENALIZED`
-    of ``param``): some class beats p_y (the authors'
-    Algorithm 1; a tie escapes). The arg-max decision (the first class of largest p_k) is
-    tracked in the pass with selects, not branches, and so is p_y up to :data:`SELECT_MAX_K`
-    classes (either keeps the rows from running side by side on vector instructions).
+    of ``param``): some class beats p_y (the authors' Algorithm 1; a tie escapes). The arg-max
+    decision (the first class of largest p_k) is tracked in the pass with selects, not
+    branches, and so is p_y up to :data:`SELECT_MAX_K` classes (either keeps the rows from
+    running side by side on vector instructions).
     """
     base = i * K
     t = 0.0
