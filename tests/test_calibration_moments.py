@@ -208,7 +208,7 @@ def test_one_pass_weights_and_event_sums_are_those_of_the_bin_sums(rng):
 
 
 @pytest.mark.parametrize("rule", ["brier", "rps"])
-def test_bins_without_a_sampled_row_shift_by_their_first_forecast(rng, rule):
+def test_bins_without_a_sampled_row_shift_by_their_centre(rng, rule):
     P = rng.dirichlet(np.ones(3), size=N_ROWS)
     P[:: max(1, N_ROWS // min(CF.SHIFT_SAMPLE, N_ROWS // CF._SAMPLE_FRACTION))] = [
         0.55,
@@ -219,6 +219,9 @@ def test_bins_without_a_sampled_row_shift_by_their_first_forecast(rng, rule):
     w = rng.uniform(0.0, 2.0, N_ROWS)
     shifts = CF._sample_means(P, "classwise" if rule == "brier" else "cumulative", 10)
     assert np.isnan(shifts).sum() >= 2 * 9
+    filled = CF.bin_shifts(shifts).reshape(shifts.shape)
+    centres = np.broadcast_to((np.arange(10) + 0.5) / 10, shifts.shape)
+    assert np.array_equal(filled, np.where(np.isnan(shifts), centres, shifts))
     _check(rule, y, P, w, 10)
 
 
@@ -237,3 +240,45 @@ def test_rows_longer_than_a_block(rng):
     for func in (ece, classwise_ece, cumulative_ece):
         got = func(y, P32, n_bins=6, sample_weight=w)
         assert got == func(y, P32.astype(np.float64), n_bins=6, sample_weight=w)
+
+
+@pytest.mark.parametrize("rule", ["brier", "rps"])
+def test_one_pass_score_over_many_parts_and_a_short_last_one(rng, rule):
+    """The score terms added per (event, bin) in parts of ``FLUSH_BLOCKS`` blocks, the parts
+    compensated: many parts per chunk and a short last part, against exact arithmetic, with
+    forecasts near 0 and 1 (terms of very different sizes)."""
+    from ordmetrics.metrics.calibration.fused_uniform import BLOCK, FLUSH_BLOCKS
+
+    n = 2 * 16_384 + FLUSH_BLOCKS * BLOCK // 4 + 3  # two chunks, parts of 1,024 rows at K = 4
+    P = rng.dirichlet(np.full(4, 0.05), size=n)
+    y = rng.integers(0, 4, n)
+    w = rng.uniform(0.0, 2.0, n)
+    for weight in (None, w):
+        _check(rule, y, P, weight, 15)
+
+
+def test_weights_found_valid_are_not_checked_again(rng):
+    """Weights whose bits scaled_weights found finite and >= 0 skip the kernels' weight check
+    (``check_level`` 1); a scaled copy is checked (level 2), and a bad weight anywhere is still
+    reported with its row."""
+    n = 2 * 16_384 + 11
+    P = rng.dirichlet(np.ones(3), size=n)
+    y = rng.integers(0, 3, n)
+    w = rng.uniform(0.5, 2.0, n)
+    inp = CF.fast_input(y, P, None, w, "raise", False)
+    assert inp.w is w and inp.w_valid and inp.check_level() == 1
+    assert CF.fast_input(y, P, None, None, "raise", False).check_level() == 1
+    tiny = w * 1e-310  # subnormal: a scaled copy, checked in the kernels
+    inp = CF.fast_input(y, P, None, tiny, "raise", False)
+    assert not inp.w_valid and inp.check_level() == 2
+    for func in FUNCS.values():
+        d = dataclasses.astuple(func(y, P, n_bins=9, sample_weight=tiny))
+        np.testing.assert_allclose(
+            d, dataclasses.astuple(func(y, P, n_bins=9, sample_weight=w)), rtol=1e-12
+        )
+    bad = w.copy()
+    bad[n - 2] = -1.0
+    assert CF.fast_input(y, P, None, bad, "raise", False).check_level() == 2
+    for func in FUNCS.values():
+        with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+            func(y, P, n_bins=9, sample_weight=bad)

@@ -282,14 +282,14 @@ _DECOMP_NOTES = """\
     chunks fixed by N. Per chunk, bin and event, the sums of w, w d, w d^2, w o and w o d
     are added in row order (w d and w o d in parts of a few thousand values, then added up),
     d = f - s the difference from a shift s: the bin's mean forecast in an evenly spaced
-    sample of min(2,048, N / 128) rows (where it has none, the chunk's first forecast in the bin).
+    sample of min(2,048, N / 128) rows (where it has none, the bin's centre).
     They give the chunk's bin mean, sum of squared deviations and co-moment with the
     outcome, which the parallel formula of Chan, Golub and LeVeque (1979) merges over the
     chunks in their order. An event whose sums of w d^2 exceed 16 times its sums of squared
     deviations (more than 4 bits lost) sends WBV, WBC and the score to a second pass, about
-    the bin means. The score's terms w (f - o)^2 are added plainly within blocks of about
-    1,024 values, the block sums with Neumaier's compensated summation, the chunks' sums
-    rounded once (``math.fsum``).
+    the bin means. The score's terms w (f - o)^2 are added per chunk and (event, bin), plainly
+    in row order within parts of about 4,096 values, the parts with Neumaier's compensated
+    summation; the chunks' sums rounded once (``math.fsum``).
 
     Algorithm, with ``n_bins`` and quantile bins (from 32,768 rows): the two passes of the
     quantile bins (a table of equal buckets of [0, 1], then the rows of the buckets where a

@@ -51,7 +51,9 @@ Quantile bins
     module's column-by-column sort is used instead.
 Weights
     The kernels read the caller's weights and multiply each by the power of two of
-    :func:`scaled_weights` (no scaled copy of the weights where it is exact; see there).
+    :func:`scaled_weights` (no scaled copy of the weights where it is exact; see there). Where
+    that pass over their bits found every weight finite and >= 0, the uniform bins' kernels
+    do not check them again (:meth:`FastInput.check_level`).
 Threads
     Each kernel runs in parallel, or as its serial twin where
     :func:`ordmetrics._core.parallel.parallel_slot` says so (below 2^20 entries, or while
@@ -59,7 +61,8 @@ Threads
     same bits.
 
 The decompositions with uniform bins take one pass (:func:`uniform_moments`): per chunk and
-bin, sums of the differences from a shift (the bin's mean in a small sample of the rows),
+bin, sums of the differences from a shift (the bin's mean in a small sample of the rows, or
+its centre),
 turned into the bin's mean, sum of squares and co-moment and merged over the chunks by the
 parallel formula of Chan, Golub and LeVeque, in chunk order; an event whose sums lose more
 than 4 bits to cancellation sends the within-bin sums to a second pass about the bin means.
@@ -164,10 +167,16 @@ class FastInput:
     to those of :func:`ordmetrics._core.numerics.scale_weights` (see :func:`scaled_weights`).
     """
 
-    __slots__ = ("P", "checked", "total", "w", "ws", "y")
+    __slots__ = ("P", "checked", "total", "w", "w_valid", "ws", "y")
 
     def __init__(
-        self, P: np.ndarray, y: np.ndarray, w: np.ndarray | None, total: float, ws: float = 1.0
+        self,
+        P: np.ndarray,
+        y: np.ndarray,
+        w: np.ndarray | None,
+        total: float,
+        ws: float = 1.0,
+        w_valid: bool = False,
     ):
         self.P = P
         self.y = y
@@ -175,6 +184,15 @@ class FastInput:
         self.ws = ws
         self.total = total
         self.checked = False  # True once the rows are known to be valid
+        self.w_valid = w_valid  # True when the weights are known to be finite and >= 0
+
+    def check_level(self) -> int:
+        """What the uniform bins' kernels check: 0 nothing (the rows are valid), 1 the values
+        and class indices, 2 the weights too (unless :func:`scaled_weights` found them valid
+        already)."""
+        if self.checked:
+            return 0
+        return 1 if self.w is None or self.w_valid else 2
 
     def weights(self) -> np.ndarray:
         """The scaled weights as a vector (ones when unweighted; a new array unless ``ws`` is
@@ -248,8 +266,11 @@ def fast_input(
     if enc.missing is not None or n == 0:
         return None
     # the weights w * ws and W as binning.prepare scales and adds them
-    w, ws, total = scaled_weights(as_weights(sample_weight, n))
-    return FastInput(P, enc.codes, w, float(n) if w is None else total, ws)
+    given = as_weights(sample_weight, n)
+    w, ws, total = scaled_weights(given)
+    # w is the caller's vector only where its bits were found finite and >= 0
+    valid = w is not None and w is given
+    return FastInput(P, enc.codes, w, float(n) if w is None else total, ws, valid)
 
 
 #: Chunks of rows (run in parallel by numba's threads; the split depends on N only, so the
@@ -303,10 +324,9 @@ def event_sums(
     code = VIEW_CODES[view]
     tol = sum_tolerance(P.dtype, k)
     tol_b = TIE_TOLERANCE * n_bins
-    check = not inp.checked
     if strategy == "uniform":
         sums = _sums_array(n, e, n_bins)
-        args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, check, sums)
+        args = (P.reshape(-1), k, y, w, inp.ws, code, n_bins, tol, tol_b, inp.check_level(), sums)
         n_bad = run_uniform_sums(*args)
         if n_bad or not inp.total > 0:
             return None
@@ -464,6 +484,21 @@ def _sample_means(P: np.ndarray, view: str, n_bins: int) -> np.ndarray:
     return means.reshape(e, n_bins)
 
 
+def bin_shifts(means: np.ndarray) -> np.ndarray:
+    """The shifts of :func:`uniform_moments` (E B values, in (event, bin) order): the sample
+    means, and where a bin has none its centre (b + 1/2) / B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordmetrics.metrics.calibration.fused import bin_shifts
+    >>> bin_shifts(np.array([[0.1, np.nan], [np.nan, 0.7]])).tolist()
+    [0.1, 0.75, 0.25, 0.7]
+    """
+    centres = (np.arange(means.shape[1]) + 0.5) / means.shape[1]
+    return np.ascontiguousarray(np.where(np.isnan(means), centres, means).ravel())
+
+
 #: What :func:`uniform_moments` returns: weight, mean_f, sum_o, wbv (or None), wbc (or None),
 #: score.
 Moments = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, float]
@@ -476,15 +511,16 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     the mean forecast (0 in empty bins), the sum of w o, and the sums of w (f - f_b)^2 and
     w (o - o_b)(f - f_b); ``wbv``, ``wbc`` are None when an event's sums were ill-conditioned
     (the caller adds them about the means in a second pass); and the sum of w (f - o)^2 over
-    all rows and events (blocks of rows added plainly, the block sums compensated, the chunks'
-    sums and compensations added by ``math.fsum``). None when the rows are not all valid (as
-    :func:`event_sums`).
+    all rows and events (per chunk and (event, bin): parts of ``FLUSH_BLOCKS`` blocks of rows
+    added plainly in row order, the parts compensated (Neumaier); the (event, bin) sums
+    compensated in their order; the chunks' sums and compensations added by ``math.fsum``).
+    None when the rows are not all valid (as :func:`event_sums`).
 
     Each chunk of rows adds, in row order per (event, bin), w, w d, w d^2, w o, w o d with
     d = f - s, s the bin's mean forecast in an evenly spaced sample of at most
-    ``SHIFT_SAMPLE`` rows (where the sample has none, the first forecast the chunk puts in
-    the bin): a shift close to the bin's values and mean; w d and w o d are added in parts
-    of ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's sums. A chunk's bin then has the
+    ``SHIFT_SAMPLE`` rows (where the sample has none, the bin's centre: :func:`bin_shifts`):
+    a shift close to the bin's values and mean; w d and w o d are added in parts of
+    ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's sums. A chunk's bin then has the
     mean m_c = s_c + S_d / W_c, the sum of squares M_c = S_dd - S_d^2 / W_c and the
     co-moment C_c = S_od - S_o S_d / W_c, and the chunks combine exactly (Chan, Golub and
     LeVeque's parallel formula), summed over the chunks in their order:
@@ -514,8 +550,8 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     tol_b = TIE_TOLERANCE * n_bins
     args = (P.reshape(-1), k, inp.y, inp.w, inp.ws, VIEW_CODES[view], n_bins, tol, tol_b)
     scores = np.zeros((moms.shape[0], 2))
-    shifts = _sample_means(P, view, n_bins)
-    n_bad = run_kernel(_uniform_moments, P.size, *args, not inp.checked, shifts, moms, scores)
+    shifts = bin_shifts(_sample_means(P, view, n_bins))
+    n_bad = run_kernel(_uniform_moments, P.size, *args, inp.check_level(), shifts, moms, scores)
     if n_bad or not inp.total > 0:
         return None
     inp.checked = True

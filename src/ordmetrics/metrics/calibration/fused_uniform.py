@@ -98,15 +98,15 @@ def _n_outside(f):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def _n_bad_rows(yb, wb, ws, K):
-    """The number of rows whose class index (``yb``) is outside [0, K) or whose weight
-    (``wb * ws``; None: unweighted) is not finite and >= 0 (NaN included): loops on vector
-    instructions."""
+def _n_bad_rows(yb, wb, ws, K, check):
+    """The number of rows whose class index (``yb``) is outside [0, K) or, with ``check`` 2,
+    whose weight (``wb * ws``; None: unweighted) is not finite and >= 0 (NaN included): loops
+    on vector instructions."""
     out = 0
     for i in range(yb.size):
         yi = yb[i]
         out += np.int64((yi < 0) | (yi >= K))
-    if wb is not None:
+    if wb is not None and check == 2:
         for i in range(wb.size):
             wi = wb[i] * ws
             out += np.int64(not ((wi >= 0.0) & (wi < np.inf)))
@@ -165,7 +165,7 @@ def _top_label_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
             nr = i1 - i0
             blk = Pf[i0 * K : i1 * K]
             if check:
-                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K, check)
             n_bad += _n_outside(blk)
             for r in range(nr):
                 i = np.uint64(i0 + r)  # unsigned: no wraparound
@@ -208,7 +208,7 @@ def _classwise_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
             nr = i1 - i0
             blk = Pf[i0 * K : i1 * K]
             if check:
-                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K, check)
             n_bad += _fill_bins(blk, blk.size, bins, n_bins, tol_b)
             for r in range(nr):
                 i = np.uint64(i0 + r)  # unsigned: no wraparound
@@ -256,7 +256,7 @@ def _cumulative_sums(Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums):
             nr = i1 - i0
             blk = Pf[i0 * K : i1 * K]
             if check:
-                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K, check)
             n_bad += _cumulate(blk, K, nr, fbuf, tol)
             _fill_bins(fbuf, nr * K, bins, n_bins, tol_b)
             for r in range(nr):
@@ -295,7 +295,7 @@ def run_uniform_sums(
     n_bins: int,
     tol: float,
     tol_b: float,
-    check: bool,
+    check: int,
     sums: np.ndarray,
 ) -> int:
     """Validate every row and add w, w f, w o per (event, uniform bin) (``view``: 0 top
@@ -307,8 +307,8 @@ def run_uniform_sums(
     did not happen, which leaves a sum unchanged), copied to ``sums[c]``; the caller adds the C
     tables up in their order (one chunk below 2 ``_MIN_CHUNK_ROWS`` rows: the sums of
     ``np.bincount``, bit for bit). Returns the number of invalid rows and values (``check``
-    False: not checked); when there are any, the sums are discarded (the caller validates the
-    slow way).
+    0: not checked; 1: the values and class indices; 2: the weights too); when there are any,
+    the sums are discarded (the caller validates the slow way).
 
     Examples
     --------
@@ -316,24 +316,13 @@ def run_uniform_sums(
     >>> from ordmetrics.metrics.calibration.fused_uniform import run_uniform_sums
     >>> P = np.array([[0.8, 0.2], [0.4, 0.6]])
     >>> sums = np.zeros((1, 2, 2, 3))  # one chunk, two events (classwise), two bins
-    >>> run_uniform_sums(P.ravel(), 2, np.array([0, 1]), None, 1.0, 1, 2, 1e-6, 2e-12, True, sums)
+    >>> run_uniform_sums(P.ravel(), 2, np.array([0, 1]), None, 1.0, 1, 2, 1e-6, 2e-12, 1, sums)
     0
     >>> sums[0, 0].tolist()  # class 0: p = 0.4 in bin 0, p = 0.8 (the event) in bin 1
     [[1.0, 0.4, 0.0], [1.0, 0.8, 1.0]]
     """
     args = (Pf, K, y, w, ws, n_bins, tol, tol_b, check, sums)
     return int(run_kernel(_SUM_KERNELS[view], Pf.size, *args))
-
-
-@njit(inline="always", **JIT_OPTIONS)
-def _flush(tab):
-    """Add the parts of w d and w o d (slots 1 and 4) to the chunk's sums (slots 5 and 6);
-    the parts start again from 0."""
-    for j in range(0, tab.size, _MOMENT_SLOTS):
-        tab[j + 5] += tab[j + 1]
-        tab[j + 6] += tab[j + 4]
-        tab[j + 1] = 0.0
-        tab[j + 4] = 0.0
 
 
 @njit(inline="always", **JIT_OPTIONS)
@@ -349,32 +338,52 @@ def _compensated(acc, x):
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def _shifted(tab, j, f):
-    """d = f - s, s the shift of the (event, bin) at slot ``j`` (slot j + 7; where NaN, the
-    first forecast the chunk puts there becomes the shift)."""
-    s = j + np.uint64(7)
-    if tab[j] == 0.0 and np.isnan(tab[s]):  # no shift yet: this forecast
-        tab[s] = f
-    return f - tab[s]
+def _flush(tab, part):
+    """Add the parts of w d and w o d (slots 1 and 5) to the chunk's sums (``part`` slots 0
+    and 1) and the part of the score terms (slot 3) to the compensated sum of ``part`` slots 2
+    and 3 (sum, compensation); the parts start again from 0."""
+    for m in range(tab.size // _MOMENT_SLOTS):
+        j = m * _MOMENT_SLOTS
+        p = m * 4
+        part[p] += tab[j + 1]
+        part[p + 1] += tab[j + 5]
+        _compensated(part[p + 2 : p + 4], tab[j + 3])
+        tab[j + 1] = 0.0
+        tab[j + 3] = 0.0
+        tab[j + 5] = 0.0
+
+
+@njit(inline="always", **JIT_OPTIONS)
+def _add_moments(tab, j, wi, d, ds):
+    """Add w, w d, w d^2 and the score term w (f - o)^2 (``ds`` = f - o) at slot ``j`` (one
+    vector)."""
+    wd = wi * d
+    _vadd4(tab, j, wi, wd, wd * d, (wi * ds) * ds)
+
+
+@njit(inline="always", **JIT_OPTIONS)
+def _add_event(tab, j, wo, d):
+    """Add w o and w o d (``wo`` = w o) at slots ``j + 4`` and ``j + 5`` (one vector)."""
+    _vadd4(tab, j + np.uint64(4), wo, wo * d, 0.0, 0.0)
 
 
 @njit(parallel=True, **JIT_OPTIONS)
 def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, moms, scores):
-    """Validate every row and add, per (event, uniform bin), w, w d, w d^2, w o and w o d,
-    with d = f - s the difference from the shift s of the bin (``shifts`` (E, B), NaN: the
-    chunk's first forecast in the bin), and the score terms w (f - o)^2 of all events.
+    """Validate every row and add, per (event, uniform bin), w, w d, w d^2, the score terms
+    w (f - o)^2, w o and w o d, with d = f - s the difference from the shift s of the bin
+    (``shifts``: E B finite values, in (event, bin) order).
 
-    Chunk c of the rows adds in row order into a table of its own, 8 slots per (event, bin): w,
-    w d, w d^2, w o in one :data:`~ordmetrics._core.jit.vector_add4` (w o: 0 where the event did
-    not happen, which leaves a sum unchanged), then w o d; w d and w o d in parts of
-    ``FLUSH_BLOCKS`` blocks of rows, then added to the chunk's sums (slots 5 and 6; slot 7: the
-    shift). ``moms`` (C, E, B, 7): w, S_d, S_dd, (unused), S_o, S_od and the shift of each bin.
-    The score terms of a block of rows are added plainly (row after row, event after event), the
-    block sums with Neumaier's compensated summation into ``scores[c]`` (sum, compensation). The
-    caller turns each chunk's sums into the bin's weight, means, and sums of squared and crossed
-    deviations from the means, and merges the chunks in their order. Returns the number of
-    invalid rows and values (``check`` False: not checked); when there are any, the sums are
-    discarded.
+    Chunk c of the rows adds in row order into a table of its own, 8 slots per (event, bin):
+    w, w d, w d^2, w (f - o)^2 in one :data:`~ordmetrics._core.jit.vector_add4`, w o, w o d in
+    another (classwise: once per row, at the event of y; cumulative: per event, 0 where it did
+    not happen, which leaves a sum unchanged); w d, w o d and the score terms in parts of
+    ``FLUSH_BLOCKS`` blocks of rows, then added to the chunk's sums (the score terms by
+    Neumaier's compensated summation, per (event, bin)). ``moms`` (C, E, B, 7): w, S_d, S_dd,
+    (unused), S_o, S_od and the shift of each bin; ``scores[c]``: the chunk's score (sum,
+    compensation), its (event, bin) sums compensated in their order. The caller turns each
+    chunk's sums into the bin's weight, means, and sums of squared and crossed deviations from
+    the means, and merges the chunks in their order. Returns the number of invalid rows and
+    values (``check`` as :func:`run_uniform_sums`); when there are any, the sums are discarded.
     """
     N = y.size
     C = moms.shape[0]
@@ -385,12 +394,9 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
     for c in prange(C):
         start, stop = _chunk(N, c, C)
         tab = np.zeros(E * n_bins * S)
-        for e in range(E):
-            for b in range(n_bins):
-                tab[(e * n_bins + b) * S + 7] = shifts[e, b]
+        part = np.zeros(E * n_bins * 4)  # S_d, S_od, score (sum, compensation)
         fbuf = np.empty(R * K)
         bins = np.empty(R * K, dtype=np.int64)
-        acc = np.zeros(2)
         n_blocks = 0
         n_bad = 0
         for i0 in range(start, stop, R):
@@ -398,9 +404,8 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
             nr = i1 - i0
             blk = Pf[i0 * K : i1 * K]
             if check:
-                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K)
-            block_score = 0.0
-            if view == 1:  # classwise: p_k for y = k; w o, w o d added to the event of y only
+                n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K, check)
+            if view == 1:  # classwise: p_k for y = k (w o, w o d: the event of y only)
                 n_bad += _fill_bins(blk, blk.size, bins, n_bins, tol_b)
                 for r in range(nr):
                     i = np.uint64(i0 + r)  # unsigned: no wraparound
@@ -409,18 +414,23 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
                     if w is not None:
                         wi = w[i] * ws
                     t = 0.0
-                    for k in range(K):
-                        v = np.float64(blk[r * K + k])
-                        t += v
-                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)  # unsigned: no wraparound
-                        d = _shifted(tab, j, v)
-                        wd = wi * d
-                        event = k == yi
-                        ds = v - 1.0 if event else v
-                        _vadd4(tab, j, wi, wd, wd * d, wi if event else 0.0)
-                        block_score += (wi * ds) * ds
-                        tab[j + np.uint64(4)] += wd if event else 0.0
+                    if K <= UNROLL:
+                        for k in range(UNROLL):  # a fixed count: unrolled, no loop
+                            if k < K:
+                                v = np.float64(blk[r * K + k])
+                                t += v
+                                m = np.uint64(k * n_bins + bins[r * K + k])
+                                _add_moments(tab, m * S, wi, v - shifts[m], v - (k == yi))
+                    else:
+                        for k in range(K):
+                            v = np.float64(blk[r * K + k])
+                            t += v
+                            m = np.uint64(k * n_bins + bins[r * K + k])
+                            _add_moments(tab, m * S, wi, v - shifts[m], v - (k == yi))
                     n_bad += np.int64(not (abs(t - 1.0) <= tol))
+                    if 0 <= yi < K:  # checked below when not valid
+                        m = np.uint64(yi * n_bins + bins[r * K + yi])
+                        _add_event(tab, m * S, wi, np.float64(blk[r * K + yi]) - shifts[m])
             else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum) for y <= k
                 n_bad += _cumulate(blk, K, nr, fbuf, tol)
                 _fill_bins(fbuf, nr * K, bins, n_bins, tol_b)
@@ -430,32 +440,38 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
                     wi = 1.0
                     if w is not None:
                         wi = w[i] * ws
-                    for k in range(K - 1):
-                        f = fbuf[r * K + k]
-                        j = np.uint64((k * n_bins + bins[r * K + k]) * S)  # unsigned: no wraparound
-                        d = _shifted(tab, j, f)
-                        wd = wi * d
-                        event = yi <= k
-                        ds = f - 1.0 if event else f
-                        _vadd4(tab, j, wi, wd, wd * d, wi if event else 0.0)
-                        block_score += (wi * ds) * ds
-                        tab[j + np.uint64(4)] += wd if event else 0.0
-            _compensated(acc, block_score)
+                    if K <= UNROLL:
+                        for k in range(UNROLL - 1):  # a fixed count: unrolled, no loop
+                            if k < K - 1:
+                                f = fbuf[r * K + k]
+                                m = np.uint64(k * n_bins + bins[r * K + k])
+                                _add_moments(tab, m * S, wi, f - shifts[m], f - (yi <= k))
+                                _add_event(tab, m * S, wi if yi <= k else 0.0, f - shifts[m])
+                    else:
+                        for k in range(K - 1):
+                            f = fbuf[r * K + k]
+                            m = np.uint64(k * n_bins + bins[r * K + k])
+                            _add_moments(tab, m * S, wi, f - shifts[m], f - (yi <= k))
+                            _add_event(tab, m * S, wi if yi <= k else 0.0, f - shifts[m])
             n_blocks += 1
             if n_blocks == FLUSH_BLOCKS:
-                _flush(tab)
+                _flush(tab, part)
                 n_blocks = 0
-        _flush(tab)
+        _flush(tab, part)
         out = moms[c]
+        acc = np.zeros(2)
         for e in range(E):
             for b in range(n_bins):
-                j = (e * n_bins + b) * S
+                m = e * n_bins + b
+                j = m * S
                 out[e, b, 0] = tab[j]
-                out[e, b, 1] = tab[j + 5]
+                out[e, b, 1] = part[m * 4]
                 out[e, b, 2] = tab[j + 2]
-                out[e, b, 4] = tab[j + 3]
-                out[e, b, 5] = tab[j + 6]
-                out[e, b, 6] = tab[j + 7]
+                out[e, b, 4] = tab[j + 4]
+                out[e, b, 5] = part[m * 4 + 1]
+                out[e, b, 6] = shifts[m]
+                _compensated(acc, part[m * 4 + 2])
+                acc[1] += part[m * 4 + 3]
         scores[c, 0] = acc[0]
         scores[c, 1] = acc[1]
         bad[c] = n_bad if check else 0
