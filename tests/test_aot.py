@@ -101,11 +101,27 @@ def test_every_export_gives_the_bits_of_the_jit_kernel(name, dtype, weighted) ->
                 for param in (rule.pack(), *_other_params(rule)):
                     a = _run(exp, P, y, wt, param, rows, rule.log_form, rule.penalty)
                     b = _run(jit, P, y, wt, param, rows, rule.log_form, rule.penalty)
-                    assert _bits(a[0][:2]) == _bits(b[0][:2]) and a[0][2] == b[0][2]
-                    for x, z in zip(a[1:], b[1:], strict=True):
-                        assert (x is None) == (z is None)
-                        if x is not None:
-                            assert _bits(x) == _bits(z), (name, n, k, rows, param)
+                    _same_results(a, b, (name, n, k, rows, param))
+
+
+def _same_results(a, b, case) -> None:
+    """The bits of two kernels' results on the rows of ``_hostile``: the same totals and
+    block slots where no row is invalid, invalid rows found in the same blocks (a loop with
+    the range pass also counts the entries outside [0, 1]: ``kernels.drive_rows``), and the
+    same per-sample values on the valid rows."""
+    (ta, tb), (pa, pb) = (a[0], b[0]), (a[1], b[1])
+    assert (ta[2] == 0) == (tb[2] == 0), case
+    if ta[2] == 0:
+        assert _bits(ta[:2]) == _bits(tb[:2]) and ta[2] == tb[2], case
+    assert np.array_equal(pa[:, 2] == 0, pb[:, 2] == 0), case
+    clean = pa[:, 2] == 0
+    assert _bits(pa[clean]) == _bits(pb[clean]), case
+    for x, z in zip(a[2:], b[2:], strict=True):
+        assert (x is None) == (z is None)
+        if x is not None:
+            valid = np.ones(x.size, dtype=bool)
+            valid[1:7] = x.size < 7  # the invalid rows of _hostile
+            assert _bits(x[valid]) == _bits(z[valid]), case
 
 
 def _other_params(rule) -> list[float]:
@@ -124,19 +140,24 @@ def _other_params(rule) -> list[float]:
 
 @needs_aot
 @pytest.mark.parametrize("weighted", [False, True])
-def test_helpers_give_the_bits_of_the_jit_helpers(weighted) -> None:
+@pytest.mark.parametrize("penalty", [False, True])
+def test_helpers_give_the_bits_of_the_jit_helpers(weighted, penalty) -> None:
     rng = np.random.default_rng(5)
+    empty = np.empty(0)
     for n in SIZES:
-        values = rng.random(n) * 10
-        w = rng.random(n) if weighted else None
+        values = np.log(rng.random(n))
+        w = rng.random(n) if weighted else empty
+        if weighted and n >= 7:
+            w[3], w[5] = -1.0, 0.0  # an invalid weight, a zero one
+        pen = np.where(rng.random(n) < 0.3, np.log(5), 0.0) if penalty else empty
         n_blocks = (n + kernels.BLOCK - 1) // kernels.BLOCK
         start = rng.random((n_blocks, 3))
-        exp = aot.block_sums_for(kernels.block_sums, values, w, start)
+        exp = aot.block_sums_for(kernels.block_sums, w if weighted else None, start)
         assert exp is not None
-        a, b = start.copy(), start.copy()
-        exp(values, w, 0.5, a)
-        _jit(kernels.block_sums)(values, w, 0.5, b)
-        assert _bits(a) == _bits(b)
+        for v in (values, empty):
+            a, b = start.copy(), start.copy()
+            assert exp(v, pen, w, 0.5, 5, a) == _jit(kernels.block_sums)(v, pen, w, 0.5, 5, b)
+            assert _bits(a) == _bits(b)
         comb = aot.combine_blocks_for(kernels.combine_blocks, a)
         assert comb is not None
         assert _bits(comb(a)) == _bits(_jit(kernels.combine_blocks)(a))

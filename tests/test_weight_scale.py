@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ordmetrics as om
 from ordmetrics._core import kernels
@@ -108,3 +110,34 @@ def test_the_threaded_chunks_give_the_bits_of_the_scaled_copy(scale: float, name
         got = kernels.score_rows(P, y, same, ws, rule, rule.pack(), tol, rows)
         assert got[:3] == want[:3]
         assert (got[3] is None and want[3] is None) or _same(got[3], want[3])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.floats(min_value=0.0, max_value=1.7e308, allow_subnormal=True), min_size=1, max_size=40
+    )
+)
+def test_one_pass_exponent_is_that_of_weight_exponent_for_valid_weights(ws: list[float]) -> None:
+    """For finite non-negative weights, the one-pass exponent of ``weight_scale`` (the largest
+    weight) is the exponent of ``weight_exponent`` (max and min)."""
+    w = np.array(ws)
+    _, _, e = weight_scale(w)
+    assert e == weight_exponent(w)
+
+
+@pytest.mark.parametrize(
+    "w",
+    [
+        np.array([0.5, -12.0, 1.0]),  # a negative weight larger in magnitude than the largest
+        np.array([0.5, -np.inf, 1.0]),
+        np.array([0.5, np.nan, -3.0]),
+        np.array([np.inf, 0.75, 1.0]),
+    ],
+)
+@pytest.mark.parametrize("name", ["rps", "log_loss", "pll"])
+def test_invalid_weights_still_raise_whatever_the_exponent(w: np.ndarray, name: str) -> None:
+    P = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]])
+    y = np.array([0, 1, 2])
+    with pytest.raises(ValueError, match="sample_weight"):
+        om.get_metric(name).func(y, P, sample_weight=w)

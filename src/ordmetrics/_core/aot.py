@@ -232,14 +232,13 @@ def kernel_for(
     return func
 
 
-def block_sums_for(block_sums: Any, values: Any, w: Any, parts: Any) -> Callable[..., Any] | None:
-    """The ahead-of-time export of :func:`ordmetrics._core.kernels.block_sums` for these
-    arguments, or None."""
-    if not (_is(values, _F8, 1) and _is(parts, _F8, 2)):
+def block_sums_for(block_sums: Any, w: Any, parts: Any) -> Callable[..., Any] | None:
+    """The ahead-of-time export of :func:`ordmetrics._core.kernels.block_sums` for the
+    weights ``w`` (or None) and the slots ``parts`` (its other arrays are float64 arrays of
+    :func:`~ordmetrics._core.kernels.score_rows`), or None."""
+    if not _is(parts, _F8, 2) or (w is not None and not _is(w, _F8, 1)):
         return None
-    if w is not None and not _is(w, _F8, 1):
-        return None
-    return _helper(block_sums, "w" if w is not None else "n")
+    return _helper(block_sums, "n")
 
 
 def combine_blocks_for(combine_blocks: Any, parts: Any) -> Callable[..., Any] | None:

@@ -90,8 +90,7 @@ def exports(rules: Iterable[Any], part: str) -> Iterator[tuple[str, Any, Callabl
     if part != "f8":
         return
     helpers = (  # in the float64 module
-        (kernels.block_sums, "n", nt.void(f8_1, nt.none, nt.float64, f8_2)),
-        (kernels.block_sums, "w", nt.void(f8_1, f8_1, nt.float64, f8_2)),
+        (kernels.block_sums, "n", nt.int64(f8_1, f8_1, f8_1, nt.float64, nt.int64, f8_2)),
         (kernels.combine_blocks, "n", result(f8_2)),
     )
     for kernel, variant, sig in helpers:

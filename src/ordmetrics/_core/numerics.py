@@ -209,6 +209,11 @@ def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, float, int]:
     writing that copy. When 2^-e is not a float64 (largest weight below 2^-1022), the scaled
     copy is returned with the factor 1.
 
+    The exponent is that of :func:`weight_exponent` whenever every weight is finite and
+    non-negative, from one pass (the largest weight) instead of two. Otherwise (a negative,
+    NaN or infinite weight) it may differ, which changes nothing: the kernels report such
+    weights as invalid, and the caller raises or scales the rows it keeps again.
+
     Examples
     --------
     >>> import numpy as np
@@ -221,7 +226,12 @@ def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, float, int]:
     """
     if w is None:
         return None, 1.0, 0
-    e = weight_exponent(w)
+    top = float(np.max(w)) if w.size else 0.0  # NaN propagates
+    if 0.0 < top <= np.finfo(np.float64).max:
+        # the largest weight; a smaller negative one makes the kernels report invalid weights
+        e = int(np.frexp(top)[1])
+    else:
+        e = weight_exponent(w)
     if e > -1022:
         return w, float(np.ldexp(1.0, -e)), e
     return np.ldexp(w, -e), 1.0, e

@@ -73,7 +73,7 @@ def brier_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def brier_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, brier_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, brier_row, param, tol, out, rows, pen, parts, True)
 
 
 def brier_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -216,7 +216,7 @@ def pbs_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def pbs_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, pbs_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, pbs_row, param, tol, out, rows, pen, parts, False)
 
 
 def pbs_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

@@ -72,7 +72,7 @@ def rps_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts, True)
 
 
 def rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -194,7 +194,7 @@ def sa_rps_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def sa_rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, sa_rps_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, sa_rps_row, param, tol, out, rows, pen, parts, True)
 
 
 def sa_rps_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -313,7 +313,7 @@ def cdf_l1_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def cdf_l1_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, cdf_l1_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, cdf_l1_row, param, tol, out, rows, pen, parts, True)
 
 
 def cdf_l1_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

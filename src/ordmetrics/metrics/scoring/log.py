@@ -67,7 +67,7 @@ def log_loss_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def log_loss_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, log_loss_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, log_loss_row, param, tol, out, rows, pen, parts, True)
 
 
 def log_loss_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
@@ -175,7 +175,7 @@ def pll_row(f, i, yi, K, param):
 
 @njit(**JIT_OPTIONS)
 def pll_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-    return drive_rows(P, y, w, ws, pll_row, param, tol, out, rows, pen, parts)
+    return drive_rows(P, y, w, ws, pll_row, param, tol, out, rows, pen, parts, False)
 
 
 def pll_formula(xp: Any, P: Any, y: Any, param: float) -> Any:

@@ -96,8 +96,8 @@ def spherical_row(f, i, yi, K, param):
 @njit(**JIT_OPTIONS)
 def spherical_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
     if param == 2.0:  # a loop of its own: no power in it, the rows run on vector instructions
-        return drive_rows(P, y, w, ws, spherical2_row, param, tol, out, rows, pen, parts)
-    return drive_rows(P, y, w, ws, spherical_row, param, tol, out, rows, pen, parts)
+        return drive_rows(P, y, w, ws, spherical2_row, param, tol, out, rows, pen, parts, True)
+    return drive_rows(P, y, w, ws, spherical_row, param, tol, out, rows, pen, parts, True)
 
 
 def spherical_formula(xp: Any, P: Any, y: Any, param: float) -> Any:
