@@ -10,13 +10,17 @@ a per-rule kernel that runs it through :func:`drive_rows`::
 
     @njit(**JIT_OPTIONS)
     def rps_kernel(P, y, w, ws, param, tol, out, rows, pen, parts):
-        return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts)
+        return drive_rows(P, y, w, ws, rps_row, param, tol, out, rows, pen, parts, True)
 
 :func:`drive_rows` is inlined into every such kernel, so each rule gets its own compiled loop
 with its row function inlined (a shared kernel dispatching per row runs ~1.7x slower), cached
-on disk by numba like any other kernel. The loop validates every row (finite, inside [0, 1],
-summing to 1 within ``tol``), the class index and the weight, and either writes the per-sample
-scores or the block's weighted scores for its sum. :func:`score_rows` calls the kernel of a
+on disk by numba like any other kernel. What does not depend on the rule (a block's sums and
+slot, :func:`finish_block`; :func:`lane_sums`; :func:`combine_blocks`) is a called kernel,
+compiled once for all rules: inlined into each rule's kernel, it made numba's first
+compilation of a rule 3-4x slower (numba copies an inlined function's code per call site).
+The loop validates every row (finite, inside [0, 1], summing to 1 within ``tol``), the class
+index and the weight, and either writes the per-sample scores or the block's weighted scores
+for its sum. :func:`score_rows` calls the kernel of a
 rule's record (:class:`ordmetrics._core.rule.ScoringRule`) and finishes the log rules.
 
 Vector instructions
@@ -96,6 +100,7 @@ __all__ = [
     "block_sums",
     "combine_blocks",
     "drive_rows",
+    "finish_block",
     "finish_log_rule",
     "lane_sums",
     "row_stats_decision",
@@ -176,7 +181,7 @@ def row_stats_decision(f, i, yi, K, param):
     return t, lo, hi, py, (hi > py) | ((top != yi) & ties)
 
 
-@njit(inline="always", **JIT_OPTIONS)
+@njit(**JIT_OPTIONS)
 def combine_blocks(parts):
     """(score sum, weight sum, invalid rows) of the block slots ``parts``, added in block
     order with Neumaier's compensated summation (an infinite sum stays infinite)."""
@@ -206,7 +211,7 @@ def combine_blocks(parts):
     return total + comp, wsum + wcomp, n_bad
 
 
-@njit(inline="always", **JIT_OPTIONS)
+@njit(**JIT_OPTIONS)
 def lane_sums(v, start, stop, w, ws, pad):
     """The sum of ``v[start:stop]`` (times ``w * ws`` where ``w`` is given) in the fixed order
     of every block sum: sixteen running sums take the values in turn (value ``start + j`` into
@@ -337,6 +342,30 @@ def score_block(f, y, w, ws, row, param, tol, out, rows, pen, start, stop, K, sc
     return bad
 
 
+@njit(**JIT_OPTIONS)
+def finish_block(sc, wsc, w, out, rows, pen, ln_k, start, stop, bad, parts, b, pad):
+    """Write block ``b``'s slot of ``parts`` (rows ``start`` to ``stop``, scored by
+    :func:`score_block` into ``sc`` and ``wsc``) and, for PLL's per-sample output, its
+    penalties; the part of :func:`drive_rows` that does not depend on the rule (a called
+    kernel, compiled once for all rules, not inlined into each)."""
+    n = stop - start
+    block = 0.0
+    wsum = np.float64(n)
+    if (out is None or pen is not None) and not rows:
+        block = lane_sums(sc, ZERO, n, None, 1.0, pad)
+    if w is not None:
+        wsum = lane_sums(wsc, ZERO, n, None, 1.0, pad)
+    if pen is not None:
+        if rows:
+            for j in range(ZERO, n):
+                pen[start + j] = ln_k * sc[j]
+        else:
+            block *= ln_k  # the log rule's sum -ln p_y is added by block_sums
+    parts[b, 0] = block
+    parts[b, 1] = wsum
+    parts[b, 2] = bad
+
+
 @njit(inline="always", **JIT_OPTIONS)
 def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
     """Validate and score every row in one pass with the row function ``row``.
@@ -440,22 +469,7 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
             )
             if range_pass:
                 bad += n_outside(f, start * UK, stop * UK)
-        n = stop - start
-        block = 0.0
-        wsum = np.float64(n)
-        if (out is None or pen is not None) and not rows:
-            block = lane_sums(sc, ZERO, n, None, 1.0, pad)
-        if w is not None:
-            wsum = lane_sums(wsc, ZERO, n, None, 1.0, pad)
-        if pen is not None:
-            if rows:
-                for j in range(ZERO, n):
-                    pen[start + j] = ln_k * sc[j]
-            else:
-                block *= ln_k  # the log rule's sum -ln p_y is added by block_sums
-        parts[b, 0] = block
-        parts[b, 1] = wsum
-        parts[b, 2] = bad
+        finish_block(sc, wsc, w, out, rows, pen, ln_k, start, stop, bad, parts, b, pad)
     return combine_blocks(parts)
 
 
