@@ -36,7 +36,7 @@ loops would cost 4-5x the compile time on first use). The values are the same bi
 way: the same operations in the same order for every row. In the loop for any K, most rules
 check the range [0, 1] of the entries by a separate vectorised pass over each block
 (:func:`n_outside`): the row functions' running minimum and maximum, unread, are then
-compiled away (``range_pass`` of :func:`drive_rows`).
+compiled away (``ranged`` of :func:`drive_rows`).
 
 The kernels are also compiled at install, ahead of time (:mod:`ordmetrics._core.aot`): where
 that module is current and the arrays have its types, :func:`score_rows` runs its exports
@@ -310,9 +310,10 @@ def score_block(f, y, w, ws, row, param, tol, out, rows, pen, start, stop, K, sc
     ``wsc[j]`` (its weight, 0 for an invalid row), and ``out`` as :func:`drive_rows` says.
     Returns the number of invalid rows. Where ``K`` is a constant (:data:`UNROLLED_K`), the
     class loops unroll and the rows run side by side on vector instructions. ``ranged``
-    (a constant of each call): the caller checks the range of the block's entries
-    (:func:`n_outside`), so the rows' minimum and maximum are not tested, and the row function's
-    passes for them are compiled away where nothing else reads them.
+    (a constant of each call): one pass after the rows checks the range of the block's
+    entries (:func:`n_outside`, its count added to the result), so the rows' minimum and
+    maximum are not tested, and the row function's passes for them are compiled away where
+    nothing else reads them.
     """
     ki = np.int64(K)
     bad = 0
@@ -339,6 +340,8 @@ def score_block(f, y, w, ws, row, param, tol, out, rows, pen, start, stop, K, sc
                 sc[j] = (1.0 if rows else (wi if ok else 0.0)) if wrong else 0.0
         else:  # a reduction (score_rows gives ``out`` for per-sample output)
             sc[j] = (wi * s if counted else 0.0) if ok else 0.0
+    if ranged:
+        bad += n_outside(f, start * K, stop * K)
     return bad
 
 
@@ -367,7 +370,7 @@ def finish_block(sc, wsc, w, out, rows, pen, ln_k, start, stop, bad, parts, b, p
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
+def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, ranged):
     """Validate and score every row in one pass with the row function ``row``.
 
     Inlined into each rule's kernel (``row`` is then a constant of that kernel). ``w``,
@@ -402,7 +405,7 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
     parts : (ceil(N / BLOCK), 3) float64 receiving each block's score sum (0 when ``out`` is
         given), weight sum and number of invalid rows; the sums in the order of
         :func:`lane_sums`
-    range_pass : bool, a constant of the rule's kernel: in the loop for any K, check that the
+    ranged : bool, a constant of the rule's kernel: in the loop for any K, check that the
         entries lie in [0, 1] by one vectorised pass over each block (:func:`n_outside`)
         instead of through each row's minimum and maximum (about 10% faster at K = 20 for
         rules that need neither; the rules whose decision reads the row maximum pass False).
@@ -413,7 +416,7 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
     total : float, sum of w_i * s_i over rows with w_i > 0 (0 for ``rows`` and the log rules)
     weight : float, sum of w_i (the number of rows for unit weights)
     n_bad : int, 0 when every row is valid (probabilities, class index, weight), else
-        positive: the invalid rows, plus, with ``range_pass``, the entries outside [0, 1]
+        positive: the invalid rows, plus, with ``ranged``, the entries outside [0, 1]
     """
     N, K = P.shape
     f = P.reshape(-1)
@@ -444,31 +447,12 @@ def drive_rows(P, y, w, ws, row, param, tol, out, rows, pen, parts, range_pass):
                 )
             else:
                 bad = score_block(
-                    f,
-                    y,
-                    w,
-                    ws,
-                    row,
-                    param,
-                    tol,
-                    out,
-                    rows,
-                    pen,
-                    start,
-                    stop,
-                    UK,
-                    sc,
-                    wsc,
-                    range_pass,
+                    f, y, w, ws, row, param, tol, out, rows, pen, start, stop, UK, sc, wsc, ranged
                 )
-                if range_pass:
-                    bad += n_outside(f, start * UK, stop * UK)
         else:
             bad = score_block(
-                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, UK, sc, wsc, range_pass
+                f, y, w, ws, row, param, tol, out, rows, pen, start, stop, UK, sc, wsc, ranged
             )
-            if range_pass:
-                bad += n_outside(f, start * UK, stop * UK)
         finish_block(sc, wsc, w, out, rows, pen, ln_k, start, stop, bad, parts, b, pad)
     return combine_blocks(parts)
 
@@ -520,15 +504,12 @@ def block_sums(values, pen, w, ws, k, parts):
         elif has_v:
             for j in range(ZERO, m):
                 sc[0, j] = 0.0 - values[start + j]
-        for q in range(2, -1, -1):  # one place for the sums (compiled once): penalties first
-            if (q == 0 and has_v) or (q == 1 and weighted) or (q == 2 and has_p):
-                t = lane_sums(sc[q], ZERO, m, None, 1.0, pad)
-                if q == 2:
-                    parts[b, 0] = t * ln_k
-                elif q == 1:
-                    parts[b, 1] = t
-                else:
-                    parts[b, 0] += t
+        if has_p:  # penalties first: the order of the kernel's weighted loop
+            parts[b, 0] = lane_sums(sc[2], ZERO, m, None, 1.0, pad) * ln_k
+        if weighted:
+            parts[b, 1] = lane_sums(sc[1], ZERO, m, None, 1.0, pad)
+        if has_v:
+            parts[b, 0] += lane_sums(sc[0], ZERO, m, None, 1.0, pad)
     return n_bad
 
 
