@@ -99,13 +99,16 @@ def quick_runs() -> dict[str, dict[str, object]]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "runs.json"
         done = subprocess.run(
-            [sys.executable, __file__, str(out), *shared],
+            # faulthandler: a crash (a signal) prints the stacks instead of dying silently
+            [sys.executable, "-X", "faulthandler", __file__, str(out), *shared],
             capture_output=True,
             text=True,
             timeout=900,
             check=False,
         )
-        assert done.returncode == 0 and out.is_file(), done.stdout + done.stderr
+        assert done.returncode == 0 and out.is_file(), (
+            f"exit status {done.returncode}\n{done.stdout}{done.stderr}"
+        )
         results.update(json.loads(out.read_text(encoding="utf-8")))
     for script in sorted(OWN_PROCESS):
         result = run(script, "--quick")
@@ -178,6 +181,8 @@ def test_run_all_runs_these_scripts() -> None:
 
 if __name__ == "__main__":  # python tests/test_benchmarks.py OUT.json SCRIPT...: see quick_runs
     target, *scripts = sys.argv[1:]
-    Path(target).write_text(
-        json.dumps({script: run_in_this_process(script) for script in scripts}), encoding="utf-8"
-    )
+    done_runs = {}
+    for name in scripts:  # which script was running shows if the process dies
+        print(f"quick run of {name}", file=sys.stderr, flush=True)
+        done_runs[name] = run_in_this_process(name)
+    Path(target).write_text(json.dumps(done_runs), encoding="utf-8")
