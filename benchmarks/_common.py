@@ -10,12 +10,17 @@ import argparse
 import contextlib
 import gc
 import importlib
+import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -125,6 +130,64 @@ class ReadPass:
     @property
     def median(self) -> float:
         return statistics.median(self.times)
+
+
+# --------------------------------------------------------------------------------------------
+# Timing in fresh processes
+# --------------------------------------------------------------------------------------------
+
+#: The hidden option of a script run as a worker: ``--worker INDEX PATH`` (its JSON result
+#: goes to PATH).
+WORKER_OPTION = "--worker"
+
+
+def take_worker(argv: list[str] | None) -> tuple[tuple[int, str] | None, list[str]]:
+    """``--worker INDEX PATH`` taken out of the arguments (None: not a worker)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument(WORKER_OPTION, nargs=2, default=None)
+    known, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.worker is None:
+        return None, rest
+    return (int(known.worker[0]), known.worker[1]), rest
+
+
+def write_worker_result(path: str, result: Any) -> None:
+    """A worker's result, as JSON, to the file its parent reads (see :func:`run_workers`)."""
+    Path(path).write_text(json.dumps(result), encoding="utf-8")
+
+
+def run_workers(script: str, argv: Sequence[str], processes: int) -> list[Any]:
+    """``python -X faulthandler SCRIPT *argv --worker i PATH`` in ``processes`` new processes,
+    one after another (never two at once: they would share the cores); their JSON results.
+
+    Timings differ between processes (where the arrays and the threads land), so a script
+    that times in several fresh processes sees that spread. A worker's standard error is
+    printed when it has any; a worker that exits with a status other than 0 or writes no
+    result stops the run loudly: its command, status, standard output and standard error are
+    printed to standard error and ``SystemExit(1)`` is raised.
+    """
+    results: list[Any] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(processes):
+            path = str(Path(folder) / f"worker{i}.json")
+            command = [sys.executable, "-X", "faulthandler", script, *argv]
+            command += [WORKER_OPTION, str(i), path]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode == 0 and Path(path).is_file():
+                if done.stderr.strip():
+                    print(f"worker {i} standard error:\n{done.stderr}", file=sys.stderr)
+                results.append(json.loads(Path(path).read_text(encoding="utf-8")))
+                continue
+            why = "wrote no result" if done.returncode == 0 else f"status {done.returncode}"
+            print(
+                f"worker {i + 1} of {processes} failed ({why}): {' '.join(command)}\n"
+                f"--- its standard output:\n{done.stdout}\n"
+                f"--- its standard error:\n{done.stderr}",
+                file=sys.stderr,
+                flush=True,
+            )
+            raise SystemExit(1)
+    return results
 
 
 # --------------------------------------------------------------------------------------------

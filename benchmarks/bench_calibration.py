@@ -4,23 +4,36 @@ Times ``ece``, ``classwise_ece`` and ``cumulative_ece`` (15 bins) and ``brier_de
 and ``rps_decomposition`` (``n_bins=15``), each with uniform and quantile bins, unweighted and
 with ``sample_weight``, on N Dirichlet rows (default N = 10^6) at K = 5 (``--k``) and K = 20,
 and prints each time as a multiple of one read pass over the probabilities
-(``y_proba.sum()``), timed in the same rounds (best / best and median / median, with the
-spread: interquartile range over the median). Every call includes its input validation. The
-rows run in parallel on numba's threads (``--threads N``: ``numba.set_num_threads``). The
-decompositions with their default ``n_bins=None`` (one bin per distinct forecast value: a sort
-of every event's forecasts) are timed once each at K = ``--k``.
+(``y_proba.sum()``). Every call includes its input validation. The rows run in parallel on
+numba's threads (``--threads N``: ``numba.set_num_threads``).
+
+The timing runs in ``--processes P`` fresh processes (default 3, one after another; ``--quick``
+and ``--processes 1``: this process only), because on a shared virtual machine the calls on
+numba's threads have slow episodes (up to 1.9x) that can last a whole process's timing
+(benchmarks/README.md). Each process times its own read pass in the
+same round robin as the calls (``--repeat`` rounds: 3 read passes, then every call once), and
+its ratios are taken to its own read pass: best / best and median / median. Per call the
+table gives the best ratio over the processes, the median over the processes of the median
+ratios, each process's best ratio, and the spread within the processes (the interquartile
+range of the runs over their median, the median over the processes). The decompositions with
+their default ``n_bins=None`` (one bin per distinct forecast value: a sort of every event's
+forecasts) are timed once each at K = ``--k``, in the first process.
 
 Peer: scikit-learn's ``calibration_curve`` (uniform bins) with the bin counts gives the
 top-label ECE; it is checked to give the value ``ece`` gives, then timed.
 
 The goal is every call within 5x one read pass at K = 5.
 
-Run with ``.venv/bin/python benchmarks/bench_calibration.py [--quick] [--threads N]``.
+Run with ``.venv/bin/python benchmarks/bench_calibration.py [--quick] [--threads N]
+[--processes P]``.
 """
 
 from __future__ import annotations
 
+import statistics
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import _common as common
@@ -32,6 +45,7 @@ import ordmetrics as om
 
 GOAL_READ = 5.0  # every call within this multiple of one read pass (at K = 5)
 READ_RUNS_PER_ROUND = 3  # read passes timed before each round of calls
+PROCESSES = 3  # fresh processes timed, one after another (--processes)
 N_BINS = 15
 PACKAGES = (
     ("numpy", "numpy"),
@@ -90,64 +104,155 @@ def bench(
     return read, [(name, t) for name, t in times.items()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    threads, rest = take_threads(argv)
-    args = common.parse_args(__doc__, rest, repeat=5)
-    threads_line = set_threads(threads)
-    ks = sorted({args.k, 20})
-    print(
-        f"ordmetrics calibration benchmark: N = {args.n:,} rows, K = "
-        f"{', '.join(map(str, ks))} classes, float64 C-contiguous Dirichlet(1, ..., 1) rows, "
-        f"{N_BINS} bins, seed {args.seed}"
-    )
-    print("\n".join(common.machine_info(PACKAGES)))
-    print(threads_line)
-    worst: tuple[float, str] = (0.0, "")
+def time_one_process(n: int, ks: list[int], seed: int, repeat: int, first: bool) -> dict[str, Any]:
+    """The timings of one process: per K the read passes, the peer's verdict and every call's
+    runs (seconds); in the ``first`` process, the ``n_bins=None`` decompositions at ks[0]."""
+    out: dict[str, Any] = {"ks": {}, "none": {}}
     for k in ks:
-        rng = np.random.default_rng(args.seed)
-        proba = common.dirichlet_proba(rng, args.n, k)
-        y = rng.integers(0, k, size=args.n)
-        w = rng.uniform(0.5, 2.0, size=args.n)
+        rng = np.random.default_rng(seed)
+        proba = common.dirichlet_proba(rng, n, k)
+        y = rng.integers(0, k, size=n)
+        w = rng.uniform(0.5, 2.0, size=n)
         todo = calls(y, proba, w)
         peer_value = sklearn_top_label_ece(y, proba, N_BINS)
+        verdict = None
         if peer_value is not None:
-            ours = om.ece(y, proba, n_bins=N_BINS)
-            verdict = common.check_value(peer_value, ours)
-            print(f"\nK = {k}: scikit-learn calibration_curve top-label ECE: {verdict}")
+            verdict = common.check_value(peer_value, om.ece(y, proba, n_bins=N_BINS))
             todo.append(
                 (
                     "sklearn calibration_curve",
                     lambda y=y, p=proba: sklearn_top_label_ece(y, p, N_BINS),
                 )
             )
-        read, rows = bench(todo, proba, args.repeat)
-        print()
-        print(
-            f"K = {k} ({proba.nbytes / 1e6:.1f} MB): read pass y_proba.sum() best "
-            f"{read.best * 1e3:.3f} ms, median {read.median * 1e3:.3f} ms "
-            f"({len(read.times)} runs); 'x read' = best time / best read pass"
-        )
-        columns = [("best", 10), ("median", 10), ("x read", 7), ("x read", 7), ("spread", 6)]
-        print(common.table_header(34, columns, ["ms", "ms", "best", "median"]))
-        for name, samples in rows:
-            t = common.summarize(samples)
-            ratio = t.best / read.best
-            print(
-                f"{name:<34}  {ms(t.best)}  {ms(t.median)}  {ratio:7.2f}  "
-                f"{t.median / read.median:7.2f}  {spread(samples):6.0%}"
-            )
-            if k == args.k and not name.startswith("sklearn") and ratio > worst[0]:
-                worst = (ratio, name)
-        if k == args.k:
-            print("one run each, n_bins=None (one bin per distinct value: a sort per event):")
+        read, rows = bench(todo, proba, repeat)
+        out["ks"][str(k)] = {
+            "mb": proba.nbytes / 1e6,
+            "read": read.times,
+            "verdict": verdict,
+            "calls": dict(rows),
+        }
+        if first and k == ks[0]:
             for name in ("brier_decomposition", "rps_decomposition"):
                 func = getattr(om, name)
                 seconds = common.timed(lambda f=func, y=y, p=proba: f(y, p))
-                print(f"{name + ' None':<34}  {ms(seconds)}  {seconds / read.best:7.1f}x read")
+                out["none"][name] = (seconds, seconds / read.best)
+    return out
+
+
+def _median_ratio(times: list[float], read: list[float]) -> float:
+    return statistics.median(times) / statistics.median(read)
+
+
+def report(k: int, results: list[dict[str, Any]]) -> list[tuple[float, str]]:
+    """The table of K = k over the processes' ``results``; (best ratio, call) per call."""
+    per = [r["ks"][str(k)] for r in results]
+    verdicts = sorted({p["verdict"] for p in per if p["verdict"] is not None})
+    if verdicts:
+        print(f"\nK = {k}: scikit-learn calibration_curve top-label ECE: {'; '.join(verdicts)}")
+    reads = [p["read"] for p in per]
+    bests = ", ".join(f"{min(t) * 1e3:.3f}" for t in reads)
+    medians = ", ".join(f"{statistics.median(t) * 1e3:.3f}" for t in reads)
+    print(
+        f"\nK = {k} ({per[0]['mb']:.1f} MB), {len(per)} process{'es' if len(per) > 1 else ''}: "
+        f"read pass y_proba.sum() best {bests} ms, median {medians} ms "
+        f"({len(reads[0])} runs each); 'x read' = time / the read pass of the same process"
+    )
+    print(
+        "best: the fastest run of all; x read best: the best over the processes of best / "
+        "best read;\nx read median: the median over the processes of median / median read; "
+        "per process: each one's best / best read;\nspread: within a process, the "
+        "interquartile range over the median (the median over the processes)"
+    )
+    width = 8 * len(per) - 2
+    columns = [("best", 10), ("median", 10), ("x read", 7), ("x read", 7)]
+    columns += [("per process", max(width, 11)), ("spread", 6)]
+    print(common.table_header(34, columns, ["ms", "ms", "best", "median", "x read best"]))
+    out: list[tuple[float, str]] = []
+    for name in per[0]["calls"]:
+        samples = [p["calls"][name] for p in per]
+        pooled = [t for s in samples for t in s]
+        ratios = [min(s) / min(r) for s, r in zip(samples, reads, strict=True)]
+        medians_ = [_median_ratio(s, r) for s, r in zip(samples, reads, strict=True)]
+        inner = statistics.median(spread(s) for s in samples)
+        cells = " ".join(f"{x:7.2f}" for x in ratios)
+        print(
+            f"{name:<34}  {ms(min(pooled))}  {ms(statistics.median(pooled))}  "
+            f"{min(ratios):7.2f}  {statistics.median(medians_):7.2f}  "
+            f"{cells:>{max(width, 11)}}  {inner:6.0%}"
+        )
+        if not name.startswith("sklearn"):
+            out.append((min(ratios), name))
+    return out
+
+
+def worker(index: int, path: str, argv: list[str]) -> int:
+    """A worker process: time and write the result (``--worker INDEX PATH``)."""
+    threads, rest = take_threads(argv)
+    args = common.parse_args(__doc__, rest, repeat=5)
+    set_threads(threads)
+    ks = [args.k, *sorted({20} - {args.k})]
+    common.write_worker_result(
+        path, time_one_process(args.n, ks, args.seed, args.repeat, first=index == 0)
+    )
+    return 0
+
+
+def take_processes(argv: list[str]) -> tuple[int | None, list[str]]:
+    """``--processes P`` taken out of the arguments (None: not given)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--processes", type=int, default=None)
+    known, rest = parser.parse_known_args(argv)
+    if known.processes is not None and known.processes < 1:
+        parser.error("need --processes >= 1")
+    return known.processes, rest
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    job, argv = common.take_worker(argv)
+    if job is not None:
+        return worker(*job, argv)
+    processes, passed = take_processes(argv)
+    threads, rest = take_threads(passed)
+    if "-h" in rest or "--help" in rest:
+        print("options of this script: --threads N (numba's threads), --processes P (fresh")
+        print(f"processes timed, {PROCESSES}; --quick: 1)")
+    args = common.parse_args(__doc__, rest, repeat=5)
+    if processes is None:
+        processes = 1 if args.quick else PROCESSES
+    threads_line = set_threads(threads)
+    ks = [args.k, *sorted({20} - {args.k})]
+    print(
+        f"ordmetrics calibration benchmark: N = {args.n:,} rows, K = "
+        f"{', '.join(map(str, sorted(ks)))} classes, float64 C-contiguous Dirichlet(1, ..., 1) "
+        f"rows, {N_BINS} bins, seed {args.seed}"
+    )
+    print("\n".join(common.machine_info(PACKAGES)))
+    print(threads_line)
+    if processes == 1:
+        print(f"timing: {args.repeat} rounds in this process (--processes 1)", flush=True)
+        results = [time_one_process(args.n, ks, args.seed, args.repeat, first=True)]
+    else:
+        print(
+            f"timing: {args.repeat} rounds in each of {processes} fresh processes, one after "
+            "another (--processes)",
+            flush=True,
+        )
+        results = common.run_workers(str(Path(__file__).resolve()), passed, processes)
+    worst: tuple[float, str] = (0.0, "")
+    for k in sorted(ks):
+        rows = report(k, results)
+        if k == args.k:
+            worst = max([worst, *rows])
+            print("one run each, n_bins=None (one bin per distinct value: a sort per event):")
+            for name, (seconds, ratio) in results[0]["none"].items():
+                print(f"{name + ' None':<34}  {ms(seconds)}  {ratio:7.1f}x read")
     print()
     common.print_summary(
         f"calibration worst {worst[0]:.2f}x read pass ({worst[1]}) at K = {args.k}; goal <= "
-        f"{GOAL_READ:g}x",
+        f"{GOAL_READ:g}x (best over {processes} process{'es' if processes > 1 else ''})",
         args.n,
     )
     return 0

@@ -168,6 +168,28 @@ def test_quick_run(script: str, runs: dict[str, dict[str, object]]) -> None:
     assert "DIFFERS" not in stdout  # every peer gives the value ordmetrics gives
 
 
+def test_calibration_times_in_fresh_processes() -> None:
+    """``--processes 2``: two worker processes, each its own read pass, one summary."""
+    result = run("bench_calibration.py", "--quick", "--processes", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "in each of 2 fresh processes" in result.stdout
+    reads = [line for line in lines if "read pass y_proba.sum() best" in line]
+    assert len(reads) == 2 and all("2 processes" in line for line in reads), reads
+    summaries = [line for line in lines if line.startswith("summary: calibration worst ")]
+    assert len(summaries) == 1 and "best over 2 processes" in summaries[0], summaries
+    assert "DIFFERS" not in result.stdout
+
+
+def test_calibration_worker_failure_is_loud() -> None:
+    """A worker that fails stops the run with a non-zero status and its standard error."""
+    result = run("bench_calibration.py", "--quick", "--processes", "2", "--seed", "-1")
+    assert result.returncode != 0
+    assert "worker 1 of 2 failed (status 1)" in result.stderr, result.stderr
+    assert "ValueError" in result.stderr  # the worker's traceback: default_rng(-1)
+    assert "summary: " not in result.stdout
+
+
 def test_run_all_runs_these_scripts() -> None:
     result = run("run_all.py", "--help")
     assert result.returncode == 0, result.stderr
