@@ -97,6 +97,7 @@ __all__ = [
     "UNROLL",
     "UNROLLED_K",
     "ZERO",
+    "at_or_above",
     "block_sums",
     "combine_blocks",
     "drive_rows",
@@ -150,6 +151,16 @@ EMPTY = np.empty(0, dtype=np.float64)
 #: The numba options of every scoring kernel and row function (cached on disk; ``nogil``:
 #: the chunks of a call run on several threads).
 JIT_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+@njit(inline="always", **JIT_OPTIONS)
+def at_or_above(k, yi, K):
+    """The cumulative truth H = 1{y <= k} of class ``k`` (0-based ``k`` and ``y_i``, unsigned):
+    1.0 where ``k >= yi``, else 0.0. Up to :data:`SELECT_MAX_K` classes the comparison is
+    converted (the rows of :data:`UNROLLED_K` stay on vector instructions, where a select
+    would keep them off); above, a select (one instruction fewer per class in the loop for
+    any K). The same value either way."""
+    return np.float64(k >= yi) if K <= SELECT_MAX_K else (1.0 if k >= yi else 0.0)
 
 
 @njit(inline="always", **JIT_OPTIONS)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ordmetrics._core.docs import fill_doc
 from ordmetrics._core.jit import njit
-from ordmetrics._core.kernels import JIT_OPTIONS, ONE, drive_rows
+from ordmetrics._core.kernels import JIT_OPTIONS, ONE, at_or_above, drive_rows
 from ordmetrics._core.validation import check_flag
 from ordmetrics.metrics.scoring.base import (
     K2_UNTIED,
@@ -60,7 +60,7 @@ def rps_row(f, i, yi, K, param):
         lo = v if v < lo else lo
         hi = v if v > hi else hi
         c += v
-        d = c - np.float64(k >= yi)
+        d = c - at_or_above(k, yi, K)
         s += d * d
     v = f[base + K - ONE]
     lo = v if v < lo else lo
@@ -184,7 +184,7 @@ def sa_rps_row(f, i, yi, K, param):
         lo = v if v < lo else lo
         hi = v if v > hi else hi
         c += v
-        a += abs(c - np.float64(k >= yi))
+        a += abs(c - at_or_above(k, yi, K))
     v = f[base + K - ONE]
     lo = v if v < lo else lo
     hi = v if v > hi else hi
@@ -304,7 +304,7 @@ def cdf_l1_row(f, i, yi, K, param):
         lo = v if v < lo else lo
         hi = v if v > hi else hi
         c += v
-        a += abs(c - np.float64(k >= yi))
+        a += abs(c - at_or_above(k, yi, K))
     v = f[base + K - ONE]
     lo = v if v < lo else lo
     hi = v if v > hi else hi
