@@ -229,8 +229,9 @@ def lane_sums(v, start, stop, w, ws, pad):
     sum j mod 16), added as a balanced tree ((s0 + s1) + (s2 + s3)) + ... in lane order.
 
     Sixteen independent additions in flight (a vector of 8 twice) instead of one chain: about
-    0.1 ns per value. The last values short of a group of 16 go through ``pad`` (16 entries,
-    zeros elsewhere: adding +0 to a running sum, which starts at +0, changes no bit).
+    0.15 ns per value, the call included (blocks of 1,024 values, in cache or not). The last
+    values short of a group of 16 go through ``pad`` (16 entries, zeros elsewhere: adding +0
+    to a running sum, which starts at +0, changes no bit).
     """
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     s8 = s9 = s10 = s11 = s12 = s13 = s14 = s15 = 0.0
