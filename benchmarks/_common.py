@@ -141,6 +141,19 @@ class ReadPass:
 WORKER_OPTION = "--worker"
 
 
+def take_int_option(
+    argv: list[str] | None, option: str, minimum: int | None = None
+) -> tuple[int | None, list[str]]:
+    """The integer option ``option`` (e.g. ``--threads``) taken out of the arguments (None:
+    not given) and the arguments left; below ``minimum``: an argparse error naming it."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument(option, type=int, default=None, dest="value", metavar="N")
+    known, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.value is not None and minimum is not None and known.value < minimum:
+        parser.error(f"need {option} >= {minimum}, got {known.value}")
+    return known.value, rest
+
+
 def take_worker(argv: list[str] | None) -> tuple[tuple[int, str] | None, list[str]]:
     """``--worker INDEX PATH`` taken out of the arguments (None: not a worker)."""
     parser = argparse.ArgumentParser(add_help=False)
@@ -160,8 +173,9 @@ def run_workers(script: str, argv: Sequence[str], processes: int) -> list[Any]:
     """``python -X faulthandler SCRIPT *argv --worker i PATH`` in ``processes`` new processes,
     one after another (never two at once: they would share the cores); their JSON results.
 
-    Timings differ between processes (where the arrays and the threads land), so a script
-    that times in several fresh processes sees that spread. A worker's standard error is
+    On a shared virtual machine a slow episode can last a whole process's timing
+    (benchmarks/README.md, calibration benchmark), so a script that times in several fresh
+    processes, spread over time, sees it and can report the best. A worker's standard error is
     printed when it has any; a worker that exits with a status other than 0 or writes no
     result stops the run loudly: its command, status, standard output and standard error are
     printed to standard error and ``SystemExit(1)`` is raised.

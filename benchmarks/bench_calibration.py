@@ -197,24 +197,12 @@ def worker(index: int, path: str, argv: list[str]) -> int:
     return 0
 
 
-def take_processes(argv: list[str]) -> tuple[int | None, list[str]]:
-    """``--processes P`` taken out of the arguments (None: not given)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--processes", type=int, default=None)
-    known, rest = parser.parse_known_args(argv)
-    if known.processes is not None and known.processes < 1:
-        parser.error("need --processes >= 1")
-    return known.processes, rest
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     job, argv = common.take_worker(argv)
     if job is not None:
         return worker(*job, argv)
-    processes, passed = take_processes(argv)
+    processes, passed = common.take_int_option(argv, "--processes", minimum=1)
     threads, rest = take_threads(passed)
     if "-h" in rest or "--help" in rest:
         print("options of this script: --threads N (numba's threads), --processes P (fresh")

@@ -63,12 +63,7 @@ def spread(times: list[float]) -> float:
 
 def take_threads(argv: list[str] | None) -> tuple[int | None, list[str]]:
     """``--threads N`` (numba's thread count) taken out of the arguments."""
-    import argparse
-
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--threads", type=int, default=None)
-    known, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return known.threads, rest
+    return common.take_int_option(argv, "--threads", minimum=1)
 
 
 def set_threads(threads: int | None) -> str:
