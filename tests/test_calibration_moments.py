@@ -173,10 +173,12 @@ def test_ill_conditioned_sums_take_the_second_pass(rng, monkeypatch):
     assert calls == []  # well-conditioned: one pass
 
 
-def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng):
+@pytest.mark.parametrize("k", [5, 9])
+def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng, k):
+    """Rows within ``UNROLL`` values (K = 5) and beyond (K = 9: the functions of long rows)."""
     pytest.importorskip("numba")
-    P = rng.dirichlet(np.ones(5), size=70_000)
-    y = rng.integers(0, 5, P.shape[0])
+    P = rng.dirichlet(np.ones(k), size=70_000)
+    y = rng.integers(0, k, P.shape[0])
     w = rng.uniform(0.5, 2.0, P.shape[0])
 
     def values():
@@ -190,21 +192,54 @@ def test_one_pass_sums_do_not_depend_on_the_number_of_threads(rng):
     assert one == two
 
 
+def _outcome_split_weights(inp, view, n_bins):
+    """The bin weights of the one pass, rebuilt exactly: per chunk and (event, bin), W_0 + W_1,
+    the row-order sums (np.bincount) of the weights of the rows of outcome 0 and of outcome 1;
+    the chunks added in their order."""
+    P, y = inp.P, inp.y
+    n = P.shape[0]
+    f = P if view == "classwise" else np.cumsum(P, axis=1)[:, :-1]
+    e = f.shape[1]
+    events = np.arange(e)
+    o = (y[:, None] == events) if view == "classwise" else (y[:, None] <= events)
+    index = bin_of_fraction(f, n_bins) + n_bins * events
+    wt = np.broadcast_to((np.ones(n) if inp.w is None else inp.w * inp.ws)[:, None], f.shape)
+    c = CF.n_chunks(n)
+    out = np.zeros(e * n_bins)
+    for chunk in range(c):
+        rows = slice(n * chunk // c, n * (chunk + 1) // c)
+        idx, oc, wc = index[rows], o[rows], wt[rows]
+        # a boolean mask keeps the (row, event) order: each (event, bin) sum in row order
+        w0, w1 = (
+            np.bincount(idx[oc == v], weights=wc[oc == v], minlength=e * n_bins)
+            for v in (False, True)
+        )
+        out += w0 + w1
+    return out.reshape(e, n_bins)
+
+
 def test_one_pass_weights_and_event_sums_are_those_of_the_bin_sums(rng):
-    """The bin weights and sums of w o of the one pass are those of event_sums, bit for bit."""
+    """The bin weights of the one pass are W_0 + W_1 per chunk (the row-order sums over the
+    rows of outcome 0 and of outcome 1, added in that order; the chunks in their order), bit
+    for bit; unweighted, those of event_sums (counts: exact). The sums of w o (W_1) are those
+    of event_sums, bit for bit."""
     P = rng.dirichlet(np.ones(4), size=N_ROWS)
     y = rng.integers(0, 4, N_ROWS)
     w = rng.uniform(0.0, 2.0, N_ROWS)
-    for view in ("classwise", "cumulative"):
-        inp = CF.fast_input(y, P, None, w, "raise", False)
-        found = CF.uniform_moments(inp, view, 12)
-        assert found is not None
-        inp2 = CF.fast_input(y, P, None, w, "raise", False)
-        sums = CF.event_sums(inp2, view, 12, "uniform")
-        assert sums is not None
-        assert np.array_equal(found[0], sums[0][..., 0])
-        assert np.array_equal(found[2], sums[0][..., 2])
-        np.testing.assert_allclose(found[1], sums[0][..., 1] / sums[0][..., 0], rtol=1e-14)
+    assert CF.n_chunks(N_ROWS) == 3
+    for weight in (w, None):
+        for view in ("classwise", "cumulative"):
+            inp = CF.fast_input(y, P, None, weight, "raise", False)
+            found = CF.uniform_moments(inp, view, 12)
+            assert found is not None
+            assert np.array_equal(found[0], _outcome_split_weights(inp, view, 12))
+            inp2 = CF.fast_input(y, P, None, weight, "raise", False)
+            sums = CF.event_sums(inp2, view, 12, "uniform")
+            assert sums is not None
+            if weight is None:
+                assert np.array_equal(found[0], sums[0][..., 0])
+            assert np.array_equal(found[2], sums[0][..., 2])
+            np.testing.assert_allclose(found[1], sums[0][..., 1] / sums[0][..., 0], rtol=1e-14)
 
 
 @pytest.mark.parametrize("rule", ["brier", "rps"])

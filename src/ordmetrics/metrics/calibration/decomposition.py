@@ -279,8 +279,10 @@ _DECOMP_NOTES = """\
     value f_b, in ascending order, of W_u (u - f_b)^2 and 2 (S_u - W_u o_b)(u - f_b).
 
     Algorithm, with ``n_bins`` and uniform bins: one pass over the rows, which split into
-    chunks fixed by N. Per chunk, bin and event, the sums of w, w d, w d^2, w o and w o d
-    are added in row order (w d and w o d in parts of a few thousand values, then added up),
+    chunks fixed by N. Per chunk, bin, event and outcome o, the sums of w, w d, w d^2 and
+    w (f - o)^2 are added in row order (w d in parts of a few thousand values, then added up;
+    one vector addition per row and event); the bin's W, S_d and S_dd are the two outcomes'
+    sums added (o = 0 first), S_o and S_od those of o = 1,
     d = f - s the difference from a shift s: the bin's mean forecast in an evenly spaced
     sample of min(2,048, N / 128) rows (where it has none, the bin's centre).
     They give the chunk's bin mean, sum of squared deviations and co-moment with the

@@ -516,11 +516,13 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     compensated in their order; the chunks' sums and compensations added by ``math.fsum``).
     None when the rows are not all valid (as :func:`event_sums`).
 
-    Each chunk of rows adds, in row order per (event, bin), w, w d, w d^2, w o, w o d with
-    d = f - s, s the bin's mean forecast in an evenly spaced sample of at most
-    ``SHIFT_SAMPLE`` rows (where the sample has none, the bin's centre: :func:`bin_shifts`):
-    a shift close to the bin's values and mean; w d and w o d are added in parts of
-    ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's sums. A chunk's bin then has the
+    Each chunk of rows adds, in row order per (event, bin) and outcome o (0 or 1: one vector
+    addition per row and event), w, w d, w d^2 and w (f - o)^2 with d = f - s, s the bin's
+    mean forecast in an evenly spaced sample of at most ``SHIFT_SAMPLE`` rows (where the
+    sample has none, the bin's centre: :func:`bin_shifts`): a shift close to the bin's values
+    and mean; w d is added in parts of ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's
+    sums. The chunk's bin has the weight W_c = W_0 + W_1, S_o = W_1, S_d = S_d0 + S_d1,
+    S_od = S_d1 and S_dd = S_dd0 + S_dd1 (added in that order). A chunk's bin then has the
     mean m_c = s_c + S_d / W_c, the sum of squares M_c = S_dd - S_d^2 / W_c and the
     co-moment C_c = S_od - S_o S_d / W_c, and the chunks combine exactly (Chan, Golub and
     LeVeque's parallel formula), summed over the chunks in their order:
@@ -528,8 +530,11 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     WBC_b = sum_c C_c + sum_c W_c (m_c - f_b)(o_c - o_b), the means taken relative to the
     shift of the bin's first chunk (their differences keep their relative precision). When
     an event's S_dd exceed ``MAX_SHIFTED_RATIO`` times its M_c (over its chunks and bins),
-    ``wbv`` and ``wbc`` are None. The weights and sums of w o are those of
-    :func:`event_sums`, bit for bit.
+    ``wbv`` and ``wbc`` are None. The sums of w o are those of :func:`event_sums`, bit for
+    bit; the weights are, per chunk, the row-order sum of the rows of outcome 0 plus that of
+    the rows of outcome 1, the chunks added in their order (they may differ from those of
+    :func:`event_sums`, the row-order sums of all rows, in the last bits; unweighted, the
+    counts are exact and equal).
 
     Examples
     --------

@@ -13,7 +13,8 @@ The sums of the three views are three kernels (:func:`run_uniform_sums` picks on
 compiled on its first use, and the compiler optimises each loop on its own). Where a row has
 at most ``UNROLL`` values, the loops over a row's values run a fixed count of steps, the steps
 beyond K skipped (the compiler unrolls them: no loop set-up per row); the values are added in
-the same order either way.
+the same order either way; in :func:`_uniform_moments` the longer rows run in functions of
+their own (the unrolled loops compile leaner without the plain ones beside them).
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ __all__ = ["BLOCK", "FLUSH_BLOCKS", "UNROLL", "run_uniform_sums", "weight_bits"]
 #: Values per block of rows (whole rows: at least one row per block).
 BLOCK = 1024
 
-#: Blocks of rows whose sums of w d and w o d are added in a part of their own, then to the
-#: chunk's (two-level sums: the signed differences keep their precision).
+#: Blocks of rows whose sums of w d (per outcome) and score terms are added in a part of their
+#: own, then to the chunk's (two-level sums: the signed differences keep their precision).
 FLUSH_BLOCKS = 4
 
 #: Slots per (event, bin) of the tables of :func:`run_uniform_sums` (one 32-byte vector) and
-#: of :func:`_uniform_moments` (two).
+#: of :func:`_uniform_moments` (two: one per outcome).
 _SUM_SLOTS = 4
 _MOMENT_SLOTS = 8
 
@@ -339,51 +340,92 @@ def _compensated(acc, x):
 
 @njit(inline="always", **JIT_OPTIONS)
 def _flush(tab, part):
-    """Add the parts of w d and w o d (slots 1 and 5) to the chunk's sums (``part`` slots 0
-    and 1) and the part of the score terms (slot 3) to the compensated sum of ``part`` slots 2
-    and 3 (sum, compensation); the parts start again from 0."""
+    """Add the parts of w d of the two outcomes (slots 1 and 5) to the chunk's sums S_d0 and
+    S_d1 (``part`` slots 0 and 1) and the parts of the score terms (slots 3 and 7, outcome 0
+    then 1) to the compensated sum of ``part`` slots 2 and 3 (sum, compensation); the parts
+    start again from 0."""
     for m in range(tab.size // _MOMENT_SLOTS):
         j = m * _MOMENT_SLOTS
         p = m * 4
         part[p] += tab[j + 1]
         part[p + 1] += tab[j + 5]
         _compensated(part[p + 2 : p + 4], tab[j + 3])
+        _compensated(part[p + 2 : p + 4], tab[j + 7])
         tab[j + 1] = 0.0
         tab[j + 3] = 0.0
         tab[j + 5] = 0.0
+        tab[j + 7] = 0.0
 
 
 @njit(inline="always", **JIT_OPTIONS)
-def _add_moments(tab, j, wi, d, ds):
-    """Add w, w d, w d^2 and the score term w (f - o)^2 (``ds`` = f - o) at slot ``j`` (one
-    vector)."""
+def _add_moments(tab, m, o, wi, d, ds):
+    """Add w, w d, w d^2 and the score term w (f - o)^2 (``ds`` = f - o) to the entry of the
+    outcome ``o`` (0 or 1) of (event, bin) ``m``: slots 8 m + 4 o to 8 m + 4 o + 3, one
+    vector."""
     wd = wi * d
+    j = m * np.uint64(_MOMENT_SLOTS) + o * np.uint64(4)
     _vadd4(tab, j, wi, wd, wd * d, (wi * ds) * ds)
 
 
-@njit(inline="always", **JIT_OPTIONS)
-def _add_event(tab, j, wo, d):
-    """Add w o and w o d (``wo`` = w o) at slots ``j + 4`` and ``j + 5`` (one vector)."""
-    _vadd4(tab, j + np.uint64(4), wo, wo * d, 0.0, 0.0)
+@njit(**JIT_OPTIONS)
+def _classwise_long_rows(tab, blk, bins, y, w, ws, i0, nr, K, n_bins, tol, shifts):
+    """The classwise rows of a block of :func:`_uniform_moments` of more than ``UNROLL``
+    values (plain loops; a function of its own, not inlined: the unrolled loop of the short
+    rows runs 10-20% faster without it, K = 5); returns the number of rows whose sum is off."""
+    n_bad = 0
+    for r in range(nr):
+        i = np.uint64(i0 + r)  # unsigned: no wraparound
+        yi = y[i]
+        wi = 1.0
+        if w is not None:
+            wi = w[i] * ws
+        t = 0.0
+        for k in range(K):
+            v = np.float64(blk[r * K + k])
+            t += v
+            m = np.uint64(k * n_bins + bins[r * K + k])
+            o = k == yi
+            _add_moments(tab, m, np.uint64(o), wi, v - shifts[m], v - o)
+        n_bad += np.int64(not (abs(t - 1.0) <= tol))
+    return n_bad
+
+
+@njit(**JIT_OPTIONS)
+def _cumulative_long_rows(tab, fbuf, bins, y, w, ws, i0, nr, K, n_bins, shifts):
+    """The cumulative rows of a block of :func:`_uniform_moments` of more than ``UNROLL``
+    values (as :func:`_classwise_long_rows`)."""
+    for r in range(nr):
+        i = np.uint64(i0 + r)  # unsigned: no wraparound
+        yi = y[i]
+        wi = 1.0
+        if w is not None:
+            wi = w[i] * ws
+        for k in range(K - 1):
+            f = fbuf[r * K + k]
+            m = np.uint64(k * n_bins + bins[r * K + k])
+            o = yi <= k
+            _add_moments(tab, m, np.uint64(o), wi, f - shifts[m], f - o)
 
 
 @njit(parallel=True, **JIT_OPTIONS)
 def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, moms, scores):
-    """Validate every row and add, per (event, uniform bin), w, w d, w d^2, the score terms
-    w (f - o)^2, w o and w o d, with d = f - s the difference from the shift s of the bin
-    (``shifts``: E B finite values, in (event, bin) order).
+    """Validate every row and add, per (event, uniform bin) and outcome o (0 or 1), w, w d,
+    w d^2 and the score terms w (f - o)^2, with d = f - s the difference from the shift s of
+    the bin (``shifts``: E B finite values, in (event, bin) order).
 
     Chunk c of the rows adds in row order into a table of its own, 8 slots per (event, bin):
-    w, w d, w d^2, w (f - o)^2 in one :data:`~ordmetrics._core.jit.vector_add4`, w o, w o d in
-    another (classwise: once per row, at the event of y; cumulative: per event, 0 where it did
-    not happen, which leaves a sum unchanged); w d, w o d and the score terms in parts of
-    ``FLUSH_BLOCKS`` blocks of rows, then added to the chunk's sums (the score terms by
-    Neumaier's compensated summation, per (event, bin)). ``moms`` (C, E, B, 7): w, S_d, S_dd,
-    (unused), S_o, S_od and the shift of each bin; ``scores[c]``: the chunk's score (sum,
-    compensation), its (event, bin) sums compensated in their order. The caller turns each
-    chunk's sums into the bin's weight, means, and sums of squared and crossed deviations from
-    the means, and merges the chunks in their order. Returns the number of invalid rows and
-    values (``check`` as :func:`run_uniform_sums`); when there are any, the sums are discarded.
+    the 4 sums of outcome 0 then those of outcome 1, a row adding to those of its outcome in
+    one :data:`~ordmetrics._core.jit.vector_add4` per event (classwise: o = [y = k];
+    cumulative: o = [y <= k]); w d and the score terms in parts of ``FLUSH_BLOCKS`` blocks of
+    rows, then added to the chunk's sums (the score terms by Neumaier's compensated summation,
+    per (event, bin), outcome 0 then 1). ``moms`` (C, E, B, 7): the bin's W = W_0 + W_1,
+    S_d = S_d0 + S_d1, S_dd = S_dd0 + S_dd1 (each added in that order), (unused),
+    S_o = W_1, S_od = S_d1 and the shift of each bin (W_o, S_do, S_ddo: the row-order sums of
+    the rows of outcome o); ``scores[c]``: the chunk's score (sum, compensation), its
+    (event, bin) sums compensated in their order. The caller turns each chunk's sums into the
+    bin's weight, means, and sums of squared and crossed deviations from the means, and merges
+    the chunks in their order. Returns the number of invalid rows and values (``check`` as
+    :func:`run_uniform_sums`); when there are any, the sums are discarded.
     """
     N = y.size
     C = moms.shape[0]
@@ -394,7 +436,7 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
     for c in prange(C):
         start, stop = _chunk(N, c, C)
         tab = np.zeros(E * n_bins * S)
-        part = np.zeros(E * n_bins * 4)  # S_d, S_od, score (sum, compensation)
+        part = np.zeros(E * n_bins * 4)  # S_d0, S_d1, score (sum, compensation)
         fbuf = np.empty(R * K)
         bins = np.empty(R * K, dtype=np.int64)
         n_blocks = 0
@@ -405,54 +447,46 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
             blk = Pf[i0 * K : i1 * K]
             if check:
                 n_bad += _n_bad_rows(y[i0:i1], None if w is None else w[i0:i1], ws, K, check)
-            if view == 1:  # classwise: p_k for y = k (w o, w o d: the event of y only)
+            if view == 1:  # classwise: p_k, o = [y = k]
                 n_bad += _fill_bins(blk, blk.size, bins, n_bins, tol_b)
-                for r in range(nr):
-                    i = np.uint64(i0 + r)  # unsigned: no wraparound
-                    yi = y[i]
-                    wi = 1.0
-                    if w is not None:
-                        wi = w[i] * ws
-                    t = 0.0
-                    if K <= UNROLL:
+                if K > UNROLL:  # long rows: a function of their own (the loop below stays lean)
+                    n_bad += _classwise_long_rows(
+                        tab, blk, bins, y, w, ws, i0, nr, K, n_bins, tol, shifts
+                    )
+                else:
+                    for r in range(nr):
+                        i = np.uint64(i0 + r)  # unsigned: no wraparound
+                        yi = y[i]
+                        wi = 1.0
+                        if w is not None:
+                            wi = w[i] * ws
+                        t = 0.0
                         for k in range(UNROLL):  # a fixed count: unrolled, no loop
                             if k < K:
                                 v = np.float64(blk[r * K + k])
                                 t += v
                                 m = np.uint64(k * n_bins + bins[r * K + k])
-                                _add_moments(tab, m * S, wi, v - shifts[m], v - (k == yi))
-                    else:
-                        for k in range(K):
-                            v = np.float64(blk[r * K + k])
-                            t += v
-                            m = np.uint64(k * n_bins + bins[r * K + k])
-                            _add_moments(tab, m * S, wi, v - shifts[m], v - (k == yi))
-                    n_bad += np.int64(not (abs(t - 1.0) <= tol))
-                    if 0 <= yi < K:  # checked below when not valid
-                        m = np.uint64(yi * n_bins + bins[r * K + yi])
-                        _add_event(tab, m * S, wi, np.float64(blk[r * K + yi]) - shifts[m])
-            else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum) for y <= k
+                                o = k == yi
+                                _add_moments(tab, m, np.uint64(o), wi, v - shifts[m], v - o)
+                        n_bad += np.int64(not (abs(t - 1.0) <= tol))
+            else:  # cumulative: F_k = F_{k-1} + p_k (the order of np.cumsum), o = [y <= k]
                 n_bad += _cumulate(blk, K, nr, fbuf, tol)
                 _fill_bins(fbuf, nr * K, bins, n_bins, tol_b)
-                for r in range(nr):
-                    i = np.uint64(i0 + r)  # unsigned: no wraparound
-                    yi = y[i]
-                    wi = 1.0
-                    if w is not None:
-                        wi = w[i] * ws
-                    if K <= UNROLL:
+                if K > UNROLL:  # long rows: a function of their own (the loop below stays lean)
+                    _cumulative_long_rows(tab, fbuf, bins, y, w, ws, i0, nr, K, n_bins, shifts)
+                else:
+                    for r in range(nr):
+                        i = np.uint64(i0 + r)  # unsigned: no wraparound
+                        yi = y[i]
+                        wi = 1.0
+                        if w is not None:
+                            wi = w[i] * ws
                         for k in range(UNROLL - 1):  # a fixed count: unrolled, no loop
                             if k < K - 1:
                                 f = fbuf[r * K + k]
                                 m = np.uint64(k * n_bins + bins[r * K + k])
-                                _add_moments(tab, m * S, wi, f - shifts[m], f - (yi <= k))
-                                _add_event(tab, m * S, wi if yi <= k else 0.0, f - shifts[m])
-                    else:
-                        for k in range(K - 1):
-                            f = fbuf[r * K + k]
-                            m = np.uint64(k * n_bins + bins[r * K + k])
-                            _add_moments(tab, m * S, wi, f - shifts[m], f - (yi <= k))
-                            _add_event(tab, m * S, wi if yi <= k else 0.0, f - shifts[m])
+                                o = yi <= k
+                                _add_moments(tab, m, np.uint64(o), wi, f - shifts[m], f - o)
             n_blocks += 1
             if n_blocks == FLUSH_BLOCKS:
                 _flush(tab, part)
@@ -464,14 +498,15 @@ def _uniform_moments(Pf, K, y, w, ws, view, n_bins, tol, tol_b, check, shifts, m
             for b in range(n_bins):
                 m = e * n_bins + b
                 j = m * S
-                out[e, b, 0] = tab[j]
-                out[e, b, 1] = part[m * 4]
-                out[e, b, 2] = tab[j + 2]
+                p = m * 4
+                out[e, b, 0] = tab[j] + tab[j + 4]
+                out[e, b, 1] = part[p] + part[p + 1]
+                out[e, b, 2] = tab[j + 2] + tab[j + 6]
                 out[e, b, 4] = tab[j + 4]
-                out[e, b, 5] = part[m * 4 + 1]
+                out[e, b, 5] = part[p + 1]
                 out[e, b, 6] = shifts[m]
-                _compensated(acc, part[m * 4 + 2])
-                acc[1] += part[m * 4 + 3]
+                _compensated(acc, part[p + 2])
+                acc[1] += part[p + 3]
         scores[c, 0] = acc[0]
         scores[c, 1] = acc[1]
         bad[c] = n_bad if check else 0
