@@ -242,6 +242,44 @@ def test_one_pass_weights_and_event_sums_are_those_of_the_bin_sums(rng):
             np.testing.assert_allclose(found[1], sums[0][..., 1] / sums[0][..., 0], rtol=1e-14)
 
 
+def _numpy_shifts(P, view, n_bins):
+    """The shifts of ``CF._shifts`` with NumPy operations (an independent version of the
+    compiled sample pass): the sampled rows' forecasts (NaN as 0, clipped to [0, 1]), binned
+    by ``bin_of_fraction`` and averaged per (event, bin) with ``np.bincount``; the centres of
+    the bins without a sampled row."""
+    n = P.shape[0]
+    rows = max(1, min(CF.SHIFT_SAMPLE, n // CF._SAMPLE_FRACTION))
+    sample = np.asarray(P[:: max(1, n // rows)], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        f = sample if view == "classwise" else np.cumsum(sample, axis=1)[:, :-1]
+        f = np.clip(np.nan_to_num(f, nan=0.0), 0.0, 1.0)
+    e = f.shape[1]
+    index = bin_of_fraction(f, n_bins) + n_bins * np.arange(e)
+    count = np.bincount(index.ravel(), minlength=e * n_bins)
+    total = np.bincount(index.ravel(), weights=f.ravel(), minlength=e * n_bins)
+    centres = np.tile((np.arange(n_bins) + 0.5) / n_bins, e)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, centres)
+
+
+@pytest.mark.parametrize("view", ["classwise", "cumulative"])
+@pytest.mark.parametrize("n", [1, 5, 127, 128, 129, 2049, 262_143, 262_145, 400_003])
+def test_sample_shifts_are_those_of_numpy(rng, view, n):
+    """The compiled sample pass against NumPy, bit for bit: every sample size (one row, rows
+    below one in 128, the cap of SHIFT_SAMPLE rows, beyond it), unchecked values (NaN,
+    infinities, values outside [0, 1]) and forecasts on the bin edges, float32 rows."""
+    k = 4
+    P = rng.dirichlet(np.full(k, 0.5), size=n)
+    hostile = rng.random(n) < 0.05
+    P[hostile, 0] = rng.choice([np.nan, np.inf, -np.inf, -0.5, 1.5, -0.0], hostile.sum())
+    edges = rng.random(n) < 0.05
+    P[edges, 1] = rng.integers(0, 11, edges.sum()) / 10  # 0.3 * 10 is 2.9999999999999996
+    for n_bins in (1, 10, 15, 101):
+        for Q in (P, P.astype(np.float32)):
+            got = CF._shifts(Q, view, n_bins)
+            assert np.array_equal(got, _numpy_shifts(Q, view, n_bins)), (n_bins, Q.dtype)
+
+
 @pytest.mark.parametrize("rule", ["brier", "rps"])
 def test_bins_without_a_sampled_row_shift_by_their_centre(rng, rule):
     P = rng.dirichlet(np.ones(3), size=N_ROWS)
@@ -252,11 +290,14 @@ def test_bins_without_a_sampled_row_shift_by_their_centre(rng, rule):
     ]  # the sample: one bin each
     y = rng.integers(0, 3, N_ROWS)
     w = rng.uniform(0.0, 2.0, N_ROWS)
-    shifts = CF._sample_means(P, "classwise" if rule == "brier" else "cumulative", 10)
-    assert np.isnan(shifts).sum() >= 2 * 9
-    filled = CF.bin_shifts(shifts).reshape(shifts.shape)
-    centres = np.broadcast_to((np.arange(10) + 0.5) / 10, shifts.shape)
-    assert np.array_equal(filled, np.where(np.isnan(shifts), centres, shifts))
+    view = "classwise" if rule == "brier" else "cumulative"
+    shifts = CF._shifts(P, view, 10).reshape(-1, 10)
+    forecasts = [0.55, 0.3, 0.15] if rule == "brier" else [0.55, 0.85]
+    centres = (np.arange(10) + 0.5) / 10
+    for e, f in enumerate(forecasts):  # one bin holds the sample's forecast, the others centres
+        b = int(bin_of_fraction(np.array([f]), 10)[0])
+        assert shifts[e, b] == pytest.approx(f, rel=1e-13)  # a mean of sums of ~2,000 values
+        assert np.array_equal(np.delete(shifts[e], b), np.delete(centres, b))
     _check(rule, y, P, w, 10)
 
 

@@ -82,7 +82,7 @@ from typing import Any
 
 import numpy as np
 
-from ordmetrics._core.numerics import TIE_TOLERANCE, bin_of_fraction, scale_weights, sum_in_order
+from ordmetrics._core.numerics import TIE_TOLERANCE, scale_weights, sum_in_order
 from ordmetrics._core.parallel import run_kernel
 from ordmetrics._core.validation import (
     NAN_POLICIES,
@@ -105,6 +105,7 @@ from ordmetrics.metrics.calibration.fused_quantile import (
 from ordmetrics.metrics.calibration.fused_uniform import (
     _uniform_moments,
     run_uniform_sums,
+    sample_shifts,
     weight_bits,
 )
 
@@ -459,44 +460,34 @@ MAX_SHIFTED_RATIO = 16.0
 
 
 #: Rows of the sample whose mean forecast per (event, bin) shifts the sums of
-#: :func:`uniform_moments` (at most one in ``_SAMPLE_FRACTION`` of the rows: its temporaries
-#: stay a small fraction of the input).
+#: :func:`uniform_moments` (at most one in ``_SAMPLE_FRACTION`` of the rows).
 SHIFT_SAMPLE = 2048
 _SAMPLE_FRACTION = 128
 
 
-def _sample_means(P: np.ndarray, view: str, n_bins: int) -> np.ndarray:
-    """The mean forecast per (event, uniform bin) of at most ``SHIFT_SAMPLE`` rows evenly spaced
-    (NaN where none falls): shifts close to the bin means, for well-conditioned sums. Any
-    finite shift gives the same sums up to rounding (values not yet checked are clipped)."""
-    n = P.shape[0]
-    rows = max(1, min(SHIFT_SAMPLE, n // _SAMPLE_FRACTION))
-    sample = np.asarray(P[:: max(1, n // rows)], dtype=np.float64)
-    with np.errstate(all="ignore"):  # values not yet checked: inf - inf is no concern here
-        f = sample if view == "classwise" else np.cumsum(sample, axis=1)[:, :-1]
-        f = np.clip(np.nan_to_num(f, nan=0.0), 0.0, 1.0)
-    e = f.shape[1]
-    index = bin_of_fraction(f, n_bins) + n_bins * np.arange(e)
-    count = np.bincount(index.ravel(), minlength=e * n_bins)
-    total = np.bincount(index.ravel(), weights=f.ravel(), minlength=e * n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(count > 0, total / count, np.nan)
-    return means.reshape(e, n_bins)
-
-
-def bin_shifts(means: np.ndarray) -> np.ndarray:
-    """The shifts of :func:`uniform_moments` (E B values, in (event, bin) order): the sample
-    means, and where a bin has none its centre (b + 1/2) / B.
+def _shifts(P: np.ndarray, view: str, n_bins: int) -> np.ndarray:
+    """The shifts of :func:`uniform_moments` (E B values, in (event, bin) order): per (event,
+    bin), the mean forecast of at most ``SHIFT_SAMPLE`` rows evenly spaced (the rows 0, s, 2 s,
+    ... with s = N // that count), and where none falls in the bin, its centre (b + 1/2) / B
+    (:func:`~ordmetrics.metrics.calibration.fused_uniform.sample_shifts`): shifts close to the
+    bin means, for well-conditioned sums.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from ordmetrics.metrics.calibration.fused import bin_shifts
-    >>> bin_shifts(np.array([[0.1, np.nan], [np.nan, 0.7]])).tolist()
-    [0.1, 0.75, 0.25, 0.7]
+    >>> from ordmetrics.metrics.calibration.fused import _shifts
+    >>> P = np.array([[0.1, 0.9], [0.3, 0.7]])
+    >>> # the sample is row 0: p_0 = 0.1 in bin 0 of event 0, p_1 = 0.9 in bin 1 of event 1;
+    >>> # the two other bins take their centres
+    >>> _shifts(P, "classwise", 2).tolist()
+    [0.1, 0.75, 0.25, 0.9]
     """
-    centres = (np.arange(means.shape[1]) + 0.5) / means.shape[1]
-    return np.ascontiguousarray(np.where(np.isnan(means), centres, means).ravel())
+    n, k = P.shape
+    rows = max(1, min(SHIFT_SAMPLE, n // _SAMPLE_FRACTION))
+    shifts = np.empty(_n_events(view, k) * n_bins)
+    flat = P.reshape(-1)
+    tol_b = TIE_TOLERANCE * n_bins
+    return sample_shifts(flat, k, max(1, n // rows), view == "cumulative", n_bins, tol_b, shifts)
 
 
 #: What :func:`uniform_moments` returns: weight, mean_f, sum_o, wbv (or None), wbc (or None),
@@ -519,7 +510,7 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     Each chunk of rows adds, in row order per (event, bin) and outcome o (0 or 1: one vector
     addition per row and event), w, w d, w d^2 and w (f - o)^2 with d = f - s, s the bin's
     mean forecast in an evenly spaced sample of at most ``SHIFT_SAMPLE`` rows (where the
-    sample has none, the bin's centre: :func:`bin_shifts`): a shift close to the bin's values
+    sample has none, the bin's centre: :func:`_shifts`): a shift close to the bin's values
     and mean; w d is added in parts of ``FLUSH_BLOCKS`` blocks of rows, then to the chunk's
     sums. The chunk's bin has the weight W_c = W_0 + W_1, S_o = W_1, S_d = S_d0 + S_d1,
     S_od = S_d1 and S_dd = S_dd0 + S_dd1 (added in that order). A chunk's bin then has the
@@ -555,7 +546,7 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     tol_b = TIE_TOLERANCE * n_bins
     args = (P.reshape(-1), k, inp.y, inp.w, inp.ws, VIEW_CODES[view], n_bins, tol, tol_b)
     scores = np.zeros((moms.shape[0], 2))
-    shifts = bin_shifts(_sample_means(P, view, n_bins))
+    shifts = _shifts(P, view, n_bins)
     n_bad = run_kernel(_uniform_moments, P.size, *args, inp.check_level(), shifts, moms, scores)
     if n_bad or not inp.total > 0:
         return None
