@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import on_one_and_two_threads
-from ordmetrics._core.numerics import bin_of_fraction
+from ordmetrics._core.numerics import bin_of_fraction, sum_in_order
 from ordmetrics.metrics.calibration import brier_decomposition, rps_decomposition
 from ordmetrics.metrics.calibration import decomposition as CD
 from ordmetrics.metrics.calibration import fused as CF
@@ -278,6 +278,69 @@ def test_sample_shifts_are_those_of_numpy(rng, view, n):
         for Q in (P, P.astype(np.float32)):
             got = CF._shifts(Q, view, n_bins)
             assert np.array_equal(got, _numpy_shifts(Q, view, n_bins)), (n_bins, Q.dtype)
+
+
+def _numpy_merge(moms):
+    """``merge_moments`` with NumPy operations (an independent version of the same steps):
+    (weight, mean_f, sum_o, WBV, WBC, well-conditioned)."""
+    w_c, s_d, s_dd, _, s_o, s_od, shift = np.moveaxis(moms, -1, 0)
+    filled_c = w_c > 0
+    safe_c = np.where(filled_c, w_c, 1.0)
+    first = np.argmax(filled_c, axis=0)
+    ref = np.take_along_axis(shift, first[None], axis=0)[0]
+    with np.errstate(all="ignore"):
+        m_c = np.where(filled_c, (shift - ref) + s_d / safe_c, 0.0)
+        o_c = s_o / safe_c
+        sq_c = s_dd - s_d * s_d / safe_c
+        co_c = s_od - s_o * s_d / safe_c
+        weight, sum_o, sum_wm = sum_in_order(np.stack((w_c, s_o, w_c * m_c), axis=1))
+        safe = np.where(weight > 0, weight, 1.0)
+        m = sum_wm / safe
+        mean_f = np.where(weight > 0, ref + m, 0.0)
+        ok = bool(np.all(sq_c.sum(axis=(0, 2)) * CF.MAX_SHIFTED_RATIO >= s_dd.sum(axis=(0, 2))))
+        mean_o = sum_o / safe
+        dev = np.where(filled_c, m_c - m, 0.0)
+        wdev = w_c * dev
+        stack = np.stack((sq_c, co_c, wdev * dev, wdev * (o_c - mean_o)), 1)
+        sq, co, sq_m, co_m = sum_in_order(stack)
+    return weight, mean_f, sum_o, sq + sq_m, co + co_m, ok
+
+
+@pytest.mark.parametrize("view", ["classwise", "cumulative"])
+def test_merged_moments_are_those_of_numpy(rng, view, monkeypatch):
+    """The compiled merge of the chunks' moments against NumPy, bit for bit: tables from the
+    kernel over 16 chunks (weights over 300 orders of magnitude, bins that only some chunks
+    fill, empty bins, one chunk), and tables of random numbers (ill-conditioned events)."""
+    from ordmetrics.metrics.calibration.fused_uniform import merge_moments
+
+    n = 16 * 65_536 + 3
+    P = rng.dirichlet(np.full(4, 0.3), size=n)
+    P[: n // 2, 0] = 0.95  # the first chunks hold only high forecasts of class 0
+    P[: n // 2, 1:] = 0.05 / 3
+    y = rng.integers(0, 4, n)
+    cases = []
+
+    def spy(moms, ratio, out):  # the tables uniform_moments merges
+        cases.append(moms.copy())
+        return merge_moments(moms, ratio, out)
+
+    monkeypatch.setattr(CF, "merge_moments", spy)
+    for w in (None, 10.0 ** rng.uniform(-150, 150, n)):
+        for rows in (n, 5_000):
+            weight = None if w is None else w[:rows]
+            inp = CF.fast_input(y[:rows], P[:rows], None, weight, "raise", False)
+            assert CF.uniform_moments(inp, view, 10) is not None
+    monkeypatch.undo()
+    cases.append(rng.standard_normal((5, 3, 7, 7)) * 10.0 ** rng.uniform(-5, 5, (5, 3, 7, 7)))
+    for moms in cases:
+        out = np.empty((5, moms.shape[1], moms.shape[2]))
+        ok = merge_moments(moms, CF.MAX_SHIFTED_RATIO, out)
+        ref = _numpy_merge(moms)
+        assert ok == ref[5]
+        count = 5 if ok else 3
+        for got, want in zip(out[:count], ref[:count], strict=True):
+            assert np.array_equal(got, want, equal_nan=True)
+    assert len(cases) == 5 and any(c.shape[0] == 16 for c in cases)
 
 
 @pytest.mark.parametrize("rule", ["brier", "rps"])

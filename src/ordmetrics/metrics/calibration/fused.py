@@ -104,6 +104,7 @@ from ordmetrics.metrics.calibration.fused_quantile import (
 )
 from ordmetrics.metrics.calibration.fused_uniform import (
     _uniform_moments,
+    merge_moments,
     run_uniform_sums,
     sample_shifts,
     weight_bits,
@@ -551,28 +552,10 @@ def uniform_moments(inp: FastInput, view: str, n_bins: int) -> Moments | None:
     if n_bad or not inp.total > 0:
         return None
     inp.checked = True
-    w_c, s_d, s_dd, _, s_o, s_od, shift = np.moveaxis(moms, -1, 0)
-    filled_c = w_c > 0
-    safe_c = np.where(filled_c, w_c, 1.0)
-    # the chunk means from the shift r of the first chunk holding weight (small differences,
-    # kept to their relative precision; s_c - r is exact where the two are within a factor 2)
-    first = np.argmax(filled_c, axis=0)
-    ref = np.take_along_axis(shift, first[None], axis=0)[0]
-    m_c = np.where(filled_c, (shift - ref) + s_d / safe_c, 0.0)
-    o_c = s_o / safe_c
-    sq_c = s_dd - s_d * s_d / safe_c
-    co_c = s_od - s_o * s_d / safe_c
-    # the sums over the chunks, in chunk order (several tables in one call: the same bits)
-    weight, sum_o, sum_wm = sum_in_order(np.stack((w_c, s_o, w_c * m_c), axis=1))
+    out = np.empty((5, e, n_bins))
+    well_conditioned = merge_moments(moms, MAX_SHIFTED_RATIO, out)
     score = math.fsum(scores.ravel())  # the chunks' sums and compensations, rounded once
-    filled = weight > 0
-    safe = np.where(filled, weight, 1.0)
-    m = sum_wm / safe  # the bin mean minus r
-    mean_f = np.where(filled, ref + m, 0.0)
-    if not np.all(sq_c.sum(axis=(0, 2)) * MAX_SHIFTED_RATIO >= s_dd.sum(axis=(0, 2))):
+    weight, mean_f, sum_o, wbv, wbc = out
+    if not well_conditioned:
         return weight, mean_f, sum_o, None, None, score
-    mean_o = sum_o / safe
-    dev = np.where(filled_c, m_c - m, 0.0)
-    wdev = w_c * dev
-    sq, co, sq_m, co_m = sum_in_order(np.stack((sq_c, co_c, wdev * dev, wdev * (o_c - mean_o)), 1))
-    return weight, mean_f, sum_o, sq + sq_m, co + co_m, score
+    return weight, mean_f, sum_o, wbv, wbc, score

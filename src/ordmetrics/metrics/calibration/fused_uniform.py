@@ -26,7 +26,15 @@ from ordmetrics._core.jit import vector_add4 as _vadd4
 from ordmetrics._core.parallel import run_kernel
 from ordmetrics.metrics.calibration.fused_kernels import JIT_OPTIONS, _chunk, _uniform_bin
 
-__all__ = ["BLOCK", "FLUSH_BLOCKS", "UNROLL", "run_uniform_sums", "sample_shifts", "weight_bits"]
+__all__ = [
+    "BLOCK",
+    "FLUSH_BLOCKS",
+    "UNROLL",
+    "merge_moments",
+    "run_uniform_sums",
+    "sample_shifts",
+    "weight_bits",
+]
 
 #: Values per block of rows (whole rows: at least one row per block).
 BLOCK = 1024
@@ -103,6 +111,78 @@ def sample_shifts(Pf, K, step, cumulative, n_bins, tol_b, shifts):
         centre = (np.float64(m % n_bins) + 0.5) / n_bins
         shifts[m] = total[m] / count[m] if count[m] > 0 else centre
     return shifts
+
+
+@njit(**JIT_OPTIONS)
+def merge_moments(moms, max_ratio, out):
+    """Combine the chunks of :func:`_uniform_moments`: ``moms`` (C, E, B, 7) holds per chunk
+    and (event, bin) W_c, S_d, S_dd, -, S_o, S_od and the shift s_c. Writes ``out`` (5, E, B):
+    the weight, the mean forecast (0 in an empty bin), the sum of w o, and the within-bin
+    sums WBV and WBC; returns False (WBV and WBC not written) when an event's shifted sums
+    of squares exceed ``max_ratio`` times its sums of squared deviations.
+
+    Per chunk: m_c = (s_c - r) + S_d / W_c (r the shift of the first chunk holding weight),
+    o_c = S_o / W_c, M_c = S_dd - S_d^2 / W_c, C_c = S_od - S_o S_d / W_c; then over the
+    chunks, added in their order: W = sum W_c, S_o = sum S_o, m = sum W_c m_c / W,
+    f_b = r + m, WBV = sum M_c + sum W_c (m_c - m)^2 and
+    WBC = sum C_c + sum W_c (m_c - m)(o_c - S_o / W) (Chan, Golub and LeVeque's formula).
+    The operations of the NumPy version this replaces, in the same order (the same bits);
+    one compiled call instead of about fifty NumPy calls on small arrays (0.2-0.3 ms).
+    """
+    C, E, B = moms.shape[0], moms.shape[1], moms.shape[2]
+    ok = True
+    for e in range(E):
+        sq_all = 0.0
+        dd_all = 0.0
+        for b in range(B):
+            first = 0
+            for c in range(C):
+                if moms[c, e, b, 0] > 0.0:
+                    first = c
+                    break
+            ref = moms[first, e, b, 6]
+            weight = 0.0
+            sum_o = 0.0
+            sum_wm = 0.0
+            for c in range(C):
+                w_c = moms[c, e, b, 0]
+                safe_c = w_c if w_c > 0.0 else 1.0
+                m_c = ((moms[c, e, b, 6] - ref) + moms[c, e, b, 1] / safe_c) if w_c > 0.0 else 0.0
+                s_d = moms[c, e, b, 1]
+                sq_all += moms[c, e, b, 2] - s_d * s_d / safe_c
+                dd_all += moms[c, e, b, 2]
+                weight = w_c if c == 0 else weight + w_c
+                sum_o = moms[c, e, b, 4] if c == 0 else sum_o + moms[c, e, b, 4]
+                sum_wm = w_c * m_c if c == 0 else sum_wm + w_c * m_c
+            safe = weight if weight > 0.0 else 1.0
+            m = sum_wm / safe
+            out[0, e, b] = weight
+            out[1, e, b] = ref + m if weight > 0.0 else 0.0
+            out[2, e, b] = sum_o
+            mean_o = sum_o / safe
+            sq = 0.0
+            co = 0.0
+            sq_m = 0.0
+            co_m = 0.0
+            for c in range(C):
+                w_c = moms[c, e, b, 0]
+                safe_c = w_c if w_c > 0.0 else 1.0
+                s_d = moms[c, e, b, 1]
+                s_o = moms[c, e, b, 4]
+                m_c = ((moms[c, e, b, 6] - ref) + s_d / safe_c) if w_c > 0.0 else 0.0
+                o_c = s_o / safe_c
+                sq_c = moms[c, e, b, 2] - s_d * s_d / safe_c
+                co_c = moms[c, e, b, 5] - s_o * s_d / safe_c
+                dev = m_c - m if w_c > 0.0 else 0.0
+                wdev = w_c * dev
+                sq = sq_c if c == 0 else sq + sq_c
+                co = co_c if c == 0 else co + co_c
+                sq_m = wdev * dev if c == 0 else sq_m + wdev * dev
+                co_m = wdev * (o_c - mean_o) if c == 0 else co_m + wdev * (o_c - mean_o)
+            out[3, e, b] = sq + sq_m
+            out[4, e, b] = co + co_m
+        ok &= sq_all * max_ratio >= dd_all
+    return ok
 
 
 @njit(inline="always", **JIT_OPTIONS)
