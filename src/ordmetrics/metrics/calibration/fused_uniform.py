@@ -113,6 +113,17 @@ def sample_shifts(Pf, K, step, cumulative, n_bins, tol_b, shifts):
     return shifts
 
 
+@njit(inline="always", **JIT_OPTIONS)
+def _chunk_mean(moms, c, e, b, ref):
+    """(W_c, W_c or 1 where 0, S_d, m_c) of chunk c and (event, bin) (e, b) of
+    :func:`merge_moments`: m_c = (s_c - r) + S_d / W_c, 0 in an empty chunk."""
+    w_c = moms[c, e, b, 0]
+    safe_c = w_c if w_c > 0.0 else 1.0
+    s_d = moms[c, e, b, 1]
+    m_c = ((moms[c, e, b, 6] - ref) + s_d / safe_c) if w_c > 0.0 else 0.0
+    return w_c, safe_c, s_d, m_c
+
+
 @njit(**JIT_OPTIONS)
 def merge_moments(moms, max_ratio, out):
     """Combine the chunks of :func:`_uniform_moments`: ``moms`` (C, E, B, 7) holds per chunk
@@ -145,10 +156,7 @@ def merge_moments(moms, max_ratio, out):
             sum_o = 0.0
             sum_wm = 0.0
             for c in range(C):
-                w_c = moms[c, e, b, 0]
-                safe_c = w_c if w_c > 0.0 else 1.0
-                m_c = ((moms[c, e, b, 6] - ref) + moms[c, e, b, 1] / safe_c) if w_c > 0.0 else 0.0
-                s_d = moms[c, e, b, 1]
+                w_c, safe_c, s_d, m_c = _chunk_mean(moms, c, e, b, ref)
                 sq_all += moms[c, e, b, 2] - s_d * s_d / safe_c
                 dd_all += moms[c, e, b, 2]
                 weight = w_c if c == 0 else weight + w_c
@@ -165,11 +173,8 @@ def merge_moments(moms, max_ratio, out):
             sq_m = 0.0
             co_m = 0.0
             for c in range(C):
-                w_c = moms[c, e, b, 0]
-                safe_c = w_c if w_c > 0.0 else 1.0
-                s_d = moms[c, e, b, 1]
+                w_c, safe_c, s_d, m_c = _chunk_mean(moms, c, e, b, ref)
                 s_o = moms[c, e, b, 4]
-                m_c = ((moms[c, e, b, 6] - ref) + s_d / safe_c) if w_c > 0.0 else 0.0
                 o_c = s_o / safe_c
                 sq_c = moms[c, e, b, 2] - s_d * s_d / safe_c
                 co_c = moms[c, e, b, 5] - s_o * s_d / safe_c
