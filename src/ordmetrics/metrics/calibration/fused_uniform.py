@@ -129,8 +129,9 @@ def merge_moments(moms, max_ratio, out):
     """Combine the chunks of :func:`_uniform_moments`: ``moms`` (C, E, B, 7) holds per chunk
     and (event, bin) W_c, S_d, S_dd, -, S_o, S_od and the shift s_c. Writes ``out`` (5, E, B):
     the weight, the mean forecast (0 in an empty bin), the sum of w o, and the within-bin
-    sums WBV and WBC; returns False (WBV and WBC not written) when an event's shifted sums
-    of squares exceed ``max_ratio`` times its sums of squared deviations.
+    sums WBV and WBC; returns False (WBV and WBC are then not to be used) when an event's
+    shifted sums of squares S_dd exceed ``max_ratio`` times its sums M_c (over its chunks
+    and bins).
 
     Per chunk: m_c = (s_c - r) + S_d / W_c (r the shift of the first chunk holding weight),
     o_c = S_o / W_c, M_c = S_dd - S_d^2 / W_c, C_c = S_od - S_o S_d / W_c; then over the
@@ -138,7 +139,9 @@ def merge_moments(moms, max_ratio, out):
     f_b = r + m, WBV = sum M_c + sum W_c (m_c - m)^2 and
     WBC = sum C_c + sum W_c (m_c - m)(o_c - S_o / W) (Chan, Golub and LeVeque's formula).
     The operations of the NumPy version this replaces, in the same order (the same bits);
-    one compiled call instead of about fifty NumPy calls on small arrays (0.2-0.3 ms).
+    one compiled call instead of about fifty NumPy calls on small arrays (0.2-0.3 ms). Each
+    sum over the chunks starts from the first chunk's term, not from 0.0 + it (as NumPy's
+    copy of the first table: a -0.0 term stays -0.0).
     """
     C, E, B = moms.shape[0], moms.shape[1], moms.shape[2]
     ok = True
@@ -157,8 +160,6 @@ def merge_moments(moms, max_ratio, out):
             sum_wm = 0.0
             for c in range(C):
                 w_c, safe_c, s_d, m_c = _chunk_mean(moms, c, e, b, ref)
-                sq_all += moms[c, e, b, 2] - s_d * s_d / safe_c
-                dd_all += moms[c, e, b, 2]
                 weight = w_c if c == 0 else weight + w_c
                 sum_o = moms[c, e, b, 4] if c == 0 else sum_o + moms[c, e, b, 4]
                 sum_wm = w_c * m_c if c == 0 else sum_wm + w_c * m_c
@@ -178,6 +179,8 @@ def merge_moments(moms, max_ratio, out):
                 o_c = s_o / safe_c
                 sq_c = moms[c, e, b, 2] - s_d * s_d / safe_c
                 co_c = moms[c, e, b, 5] - s_o * s_d / safe_c
+                sq_all += sq_c
+                dd_all += moms[c, e, b, 2]
                 dev = m_c - m if w_c > 0.0 else 0.0
                 wdev = w_c * dev
                 sq = sq_c if c == 0 else sq + sq_c
