@@ -12,9 +12,9 @@ rows per epoch) for ``--epochs`` epochs. After each epoch the validation Brier s
 loss, PLL and RPS, and the validation and test macro-F1 and QWK of the arg-max decisions are
 recorded. For each rule:
 
-* CP: ``select_epoch(values)``, the earliest epoch with the best validation value (Keras'
-  ``ModelCheckpoint(save_best_only=True)``, reloaded before testing);
-* ES: ``select_epoch(values, patience=10)``: Keras' ``EarlyStopping(patience=10)``, the
+* CP: ``select_epoch(values, mode="min")``, the earliest epoch with the best validation value
+  (Keras' ``ModelCheckpoint(save_best_only=True)``, reloaded before testing);
+* ES: ``select_epoch(values, mode="min", patience=10)``: Keras' ``EarlyStopping(patience=10)``, the
   patience of the authors' training code, which does not restore the best weights, so the
   tested model is the one of the stopping epoch;
 * ES+restore: the same rule with ``restore_best_weights=True`` (the best epoch up to the stop).

@@ -133,11 +133,14 @@ def test_shared_metric_computation_equals_the_core(rng):
 def test_errors_name_the_metric_and_epoch(rng):
     m = callbacks._Metrics(["rps"], None, "val_", "argmax")
     P = rng.dirichlet(np.ones(3), size=5)
-    P[2] = np.nan
-    with pytest.raises(ValueError, match="NaN") as info:
-        m.compute(np.zeros(5, dtype=int), P, None, " at epoch 4")
+    with pytest.raises(ValueError, match=r"class indices 0\.\.2") as info:
+        m.compute(np.array([0, 1, 2, 5, 0]), P, None, " at epoch 4")
     if sys.version_info >= (3, 11):
         assert "computing 'val_rps' at epoch 4" in str(info.value.__notes__)
+    # predictions that are not finite are the callback's own error, naming the epoch
+    P[2] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite in row 2 at epoch 4.*diverged"):
+        m.compute(np.zeros(5, dtype=int), P, None, " at epoch 4")
 
 
 # --------------------------------------------------------------------------------------------

@@ -113,33 +113,32 @@ def test_min_and_max_hand_examples():
     v = [3.0, 1.0, 2.0, 0.5, 4.0]
     assert select_epoch(v, mode="min") == EpochSelection(3, 4, 0.5, "min", None, 5)
     assert select_epoch(v, mode="max") == EpochSelection(4, 4, 4.0, "max", None, 5)
-    assert select_epoch(v) == select_epoch(v, mode="min")  # "min" is the default
 
 
 def test_ties_go_to_the_earliest_epoch():
     assert select_epoch([5, 2, 4, 2, 3], mode="min").best_epoch == 1
     assert select_epoch([1, 3, 3, 2], mode="max").best_epoch == 1
-    assert select_epoch([4, 4, 4]).best_epoch == 0
+    assert select_epoch([4, 4, 4], mode="min").best_epoch == 0
     # with signed zeros: -0.0 == 0.0, so the earlier one wins
-    assert select_epoch([1.0, 0.0, -0.0]).best_epoch == 1
+    assert select_epoch([1.0, 0.0, -0.0], mode="min").best_epoch == 1
 
 
 def test_single_epoch():
-    sel = select_epoch([0.3], patience=5)
+    sel = select_epoch([0.3], mode="min", patience=5)
     assert (sel.best_epoch, sel.stop_epoch, sel.best_value, sel.n_epochs) == (0, 0, 0.3, 1)
     assert not sel.stopped_early
 
 
 def test_patience_never_triggered():
     v = [5, 4, 3, 2, 1]
-    sel = select_epoch(v, patience=1)
+    sel = select_epoch(v, mode="min", patience=1)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (4, 4, False)
     # patience longer than the run: identical to checkpointing
     v = [0.9, 0.5, 0.7, 0.6]
-    sel = select_epoch(v, patience=10)
+    sel = select_epoch(v, mode="min", patience=10)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (1, 3, False)
     # the last improvement is 2 epochs before the end, patience 3: not triggered
-    sel = select_epoch([3, 2, 1, 1.5, 1.2], patience=3)
+    sel = select_epoch([3, 2, 1, 1.5, 1.2], mode="min", patience=3)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (2, 4, False)
 
 
@@ -147,31 +146,31 @@ def test_patience_triggered():
     # epochs 2 and 3 do not improve on epoch 1: the run ends after epoch 3 and never sees the
     # better value of epoch 4 (which checkpointing over the whole run would pick)
     v = [1.0, 0.9, 0.95, 0.97, 0.8]
-    sel = select_epoch(v, patience=2)
+    sel = select_epoch(v, mode="min", patience=2)
     assert sel == EpochSelection(1, 3, 0.9, "min", 2, 5)
     assert sel.stopped_early
-    assert select_epoch(v).best_epoch == 4
+    assert select_epoch(v, mode="min").best_epoch == 4
     # triggered exactly at the last epoch
-    sel = select_epoch([1, 2, 3], patience=2)
+    sel = select_epoch([1, 2, 3], mode="min", patience=2)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (0, 2, True)
     # one epoch shorter: not triggered, although stop_epoch is again the last epoch
-    sel = select_epoch([1, 2], patience=2)
+    sel = select_epoch([1, 2], mode="min", patience=2)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (0, 1, False)
 
 
 def test_patience_counts_epochs_since_the_last_strict_improvement():
     # the wait counter restarts at every strict improvement (epochs 0, 2, 5) ...
     v = [10, 11, 9, 9.5, 9.2, 8, 8.5, 8.1, 8.0, 7]
-    sel = select_epoch(v, patience=3)
+    sel = select_epoch(v, mode="min", patience=3)
     assert (sel.best_epoch, sel.stop_epoch) == (5, 8)
     # ... and an epoch that only equals the best value does not restart it
-    sel = select_epoch([3, 2, 2, 2, 1], patience=2)
+    sel = select_epoch([3, 2, 2, 2, 1], mode="min", patience=2)
     assert (sel.best_epoch, sel.stop_epoch) == (1, 3)
 
 
 def test_patience_one():
     # a tie is no improvement: patience 1 stops at the first epoch that is not strictly better
-    sel = select_epoch([3, 2, 2, 1], patience=1)
+    sel = select_epoch([3, 2, 2, 1], mode="min", patience=1)
     assert (sel.best_epoch, sel.stop_epoch, sel.stopped_early) == (1, 2, True)
     sel = select_epoch([0.1, 0.3, 0.2], mode="max", patience=1)
     assert (sel.best_epoch, sel.stop_epoch) == (1, 2)
@@ -191,7 +190,7 @@ def test_stop_epoch_is_best_epoch_plus_patience_when_stopped():
     for _ in range(200):
         v = rng.integers(0, 6, size=rng.integers(1, 40))
         p = int(rng.integers(1, 8))
-        sel = select_epoch(v, patience=p)
+        sel = select_epoch(v, mode="min", patience=p)
         if sel.stopped_early:
             assert sel.stop_epoch == sel.best_epoch + p
         else:
@@ -202,7 +201,7 @@ def test_stop_epoch_is_best_epoch_plus_patience_when_stopped():
 
 
 def test_result_types_and_frozen():
-    sel = select_epoch(np.array([3, 1, 2], dtype=np.int64), patience=np.int64(2))
+    sel = select_epoch(np.array([3, 1, 2], dtype=np.int64), mode="min", patience=np.int64(2))
     assert type(sel.best_epoch) is int and type(sel.stop_epoch) is int
     assert type(sel.best_value) is float and sel.best_value == 1.0
     assert type(sel.patience) is int and type(sel.n_epochs) is int
@@ -212,13 +211,13 @@ def test_result_types_and_frozen():
 
 def test_input_containers():
     v = [0.5, 0.25, 0.75, 0.25]
-    expected = select_epoch(v, patience=2)
-    assert select_epoch(tuple(v), patience=2) == expected
-    assert select_epoch(np.asarray(v, dtype=np.float32), patience=2) == expected
+    expected = select_epoch(v, mode="min", patience=2)
+    assert select_epoch(tuple(v), mode="min", patience=2) == expected
+    assert select_epoch(np.asarray(v, dtype=np.float32), mode="min", patience=2) == expected
     # a Series is taken by position: epochs are 0-based whatever its index
     s = pd.Series(v, index=[10, 11, 12, 13])
-    assert select_epoch(s, patience=2) == expected
-    assert select_epoch(pd.Series(v, dtype="Float64"), patience=2) == expected
+    assert select_epoch(s, mode="min", patience=2) == expected
+    assert select_epoch(pd.Series(v, dtype="Float64"), mode="min", patience=2) == expected
 
 
 def test_min_and_max_are_mirror_images():
@@ -287,7 +286,7 @@ def test_against_keras_loops_on_random_walks():
 )
 def test_bad_values_raise_value_error(values, match):
     with pytest.raises(ValueError, match=match):
-        select_epoch(values)
+        select_epoch(values, mode="min")
 
 
 @pytest.mark.parametrize(
@@ -304,15 +303,15 @@ def test_bad_values_raise_value_error(values, match):
 )
 def test_bad_values_raise_type_error(values, match):
     with pytest.raises(TypeError, match=match):
-        select_epoch(values)
+        select_epoch(values, mode="min")
 
 
 def test_scalar_values_raise():
     with pytest.raises(ValueError, match=r"got a 0-D array.*instead of a scalar"):
-        select_epoch(0.5)
+        select_epoch(0.5, mode="min")
 
 
-@pytest.mark.parametrize("mode", ["minimum", "MIN", "auto", None, 1])
+@pytest.mark.parametrize("mode", ["minimum", "MIN", "auto", 1])
 def test_bad_mode(mode):
     with pytest.raises(ValueError, match=r"mode must be 'min' .* or 'max' .*; got"):
         select_epoch([1, 2], mode=mode)
@@ -321,13 +320,13 @@ def test_bad_mode(mode):
 @pytest.mark.parametrize("patience", [0, -3])
 def test_patience_not_positive(patience):
     with pytest.raises(ValueError, match=r"patience must be None .* or a positive int; got -?\d"):
-        select_epoch([1, 2], patience=patience)
+        select_epoch([1, 2], mode="min", patience=patience)
 
 
 @pytest.mark.parametrize("patience", [2.0, True, "10", [10]])
 def test_patience_wrong_type(patience):
     with pytest.raises(TypeError, match=r"patience must be None .*positive int.*Pass e.g."):
-        select_epoch([1, 2], patience=patience)
+        select_epoch([1, 2], mode="min", patience=patience)
 
 
 # --------------------------------------------------------------------------------------------

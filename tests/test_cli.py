@@ -750,23 +750,23 @@ def test_format_helpers_write_minus_infinity():
     assert ordmetrics.report.cli.format_csv([rec], []).splitlines()[1] == "m,-inf,maximize,nan,inf"
 
 
-def _rounded(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
-    """Probabilities rounded to 6 decimals: some rows sum to 1 +- a few 1e-6."""
+def _rounded(tmp_path: Path, decimals: int = 6) -> tuple[Path, np.ndarray, np.ndarray]:
+    """Probabilities rounded to ``decimals``: some rows sum to 1 +- a few 10^-decimals."""
     rng = np.random.default_rng(3)
-    P = rng.dirichlet(np.ones(5), size=400).round(6)
+    P = rng.dirichlet(np.ones(5), size=400).round(decimals)
     y = rng.integers(0, 5, size=400)
     path = tmp_path / "rounded.csv"
     lines = [
         "y,p0,p1,p2,p3,p4",
-        *(f"{t}," + ",".join(f"{v:.6f}" for v in r) for t, r in zip(y, P, strict=True)),
+        *(f"{t}," + ",".join(f"{v:.{decimals}f}" for v in r) for t, r in zip(y, P, strict=True)),
     ]
     path.write_text("\n".join(lines) + "\n")
-    assert (np.abs(P.sum(axis=1) - 1) > 1e-6).any()
+    assert (np.abs(P.sum(axis=1) - 1) > 10.0**-decimals).any()
     return path, y, P
 
 
 def test_rounded_file_fails_with_a_message_offering_the_options(tmp_path, capsys):
-    path, _, _ = _rounded(tmp_path)
+    path, _, _ = _rounded(tmp_path, decimals=4)  # 6 decimals pass by default
     assert main(["evaluate", str(path), "--truth", "y", "--proba-prefix", "p"]) == 2
     err = capsys.readouterr().err
     assert re.search(

@@ -95,9 +95,11 @@ def _check_difference(rec: dict, res, B: int) -> None:
     assert rec["low"] == pytest.approx(res.low, rel=REL, abs=1e-15)
     assert rec["high"] == pytest.approx(res.high, rel=REL, abs=1e-15)
     assert rec["p_value"] == res.p_value
-    # brute force from the resampled differences: the percentile interval and the p-value
+    # brute force from the resampled differences: the interval that inverts the p-value (the
+    # m-th smallest and largest, m = #{n : 2 (n + 1) / (B + 1) < 0.05}) and the p-value
     d = res.distribution
-    lo, hi = np.quantile(d, [0.025, 0.975])
+    m = sum(1 for n in range(B + 1) if 2 * (n + 1) / (B + 1) < 0.05)
+    lo, hi = np.sort(d)[m - 1], np.sort(d)[B - m]
     assert rec["low"] == pytest.approx(lo, rel=1e-9, abs=1e-12)
     assert rec["high"] == pytest.approx(hi, rel=1e-9, abs=1e-12)
     below = sum(1 for v in d if v <= 0)
@@ -449,14 +451,14 @@ def test_renormalize_and_sum_tolerance(tmp_path, capsys):
     for r in rows[1:]:
         r[j] = f"{float(r[j]) + 0.01:.6f}"  # logit rows now sum to 1.01
     path = _write(tmp_path / "off.csv", rows)
-    assert main(["compare", *base(path, "--metrics", "rps", "--bootstrap", "10")]) == 2
+    assert main(["compare", *base(path, "--metrics", "rps", "--bootstrap", "40")]) == 2
     err = capsys.readouterr().err
     assert "--renormalize" in err and err.count("\n") == 1
-    out = run(capsys, *base(path, "--metrics", "rps", "--bootstrap", "10", "--renormalize"))
+    out = run(capsys, *base(path, "--metrics", "rps", "--bootstrap", "40", "--renormalize"))
     y, P, _ = _arrays(path)
     Q = P["logit"] / P["logit"].sum(axis=1, keepdims=True)
-    res = ordmetrics.compare("rps", y, Q, P["hgb"], n_resamples=10, random_state=0, labels=LABELS)
-    _check_difference(out["comparisons"][0], res, 10)
+    res = ordmetrics.compare("rps", y, Q, P["hgb"], n_resamples=40, random_state=0, labels=LABELS)
+    _check_difference(out["comparisons"][0], res, 40)
     assert main(["compare", *base(path, "--metrics", "rps", "--sum-tolerance", "1e-3")]) == 2
     assert "--sum-tolerance" in capsys.readouterr().err
 
@@ -659,7 +661,7 @@ def test_a_file_piped_into_a_subprocess(small):
         "--metrics",
         "rps,qwk",
         "--bootstrap",
-        "25",
+        "40",
         "--format",
         "json",
     ]
@@ -949,7 +951,7 @@ def test_help_documents_compare_and_standard_input(capsys):
         "--sum-tolerance",
         "--format",
         "--out",
-        "default 1000",
+        f"default {cli.DEFAULT_RESAMPLES}",
         "model minus baseline",
         "standard input",
     ):

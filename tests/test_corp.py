@@ -135,9 +135,10 @@ def test_pav_output_is_non_decreasing_in_unit_interval_and_constant_on_ties(rng)
 
 
 def test_tie_starts_exact_for_given_values_and_the_shared_rule_for_computed_ones():
-    x = np.array([0.1, 0.1 + 2e-13, 0.1 + 4e-13, 0.3, 0.3, 0.5, 0.5 + 2e-12])
+    x = np.array([0.1, 0.1 + 8e-14, 0.1 + 1.6e-13, 0.3, 0.3, 0.5, 0.5 + 2e-12])
     assert _pav.tie_starts(x).tolist() == [0, 1, 2, 3, 5, 6, 7]
-    assert _pav.tie_starts(x, computed=True).tolist() == [0, 3, 5, 6, 7]  # chains of <= 1e-12
+    # chains of gaps <= 1e-12 times the larger value
+    assert _pav.tie_starts(x, computed=True).tolist() == [0, 3, 5, 6, 7]
     assert _pav.tie_starts(np.array([0.7])).tolist() == [0, 1]
     assert computed_forecasts("cumulative")
     assert not computed_forecasts("class") and not computed_forecasts("top_label")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import direct_min_cost
+from ordmetrics._core.validation import sum_tolerance
 from ordmetrics.metrics.decisions import decide
 
 KS = [2, 3, 4, 5, 6, 7, 8, 9, 13, 20, 21]
@@ -26,7 +27,8 @@ def builtin(name, k):
 
 
 def edge_rows(k, seed):
-    """Rows built to sit on the decision boundaries, many with sums 1 +- up to 9e-7."""
+    """Rows built to sit on the decision boundaries, many with sums 1 +- up to 0.9 times the
+    row-sum tolerance (off the kernels' screen, 0.75 times it)."""
     rng = np.random.default_rng(seed)
     rows = []
     for c in range(k):  # all mass on one class, and on two neighbours in halves
@@ -56,7 +58,8 @@ def edge_rows(k, seed):
     P = np.array(rows)
     P = np.concatenate([P, rng.dirichlet(np.full(k, 0.3), size=200)])
     P = np.clip(P, 0.0, 1.0)
-    shift = rng.choice([0.0, 0.0, 9e-7, -9e-7, 8e-7, -8e-7, 2e-16], size=len(P))
+    t = sum_tolerance(np.dtype(np.float64), k)
+    shift = rng.choice([0.0, 0.0, 0.9 * t, -0.9 * t, 0.8 * t, -0.8 * t, 2e-16], size=len(P))
     last = P.shape[1] - 1
     P[:, last] = np.where(P[:, last] + shift >= 0, P[:, last] + shift, P[:, last])
     for r in np.flatnonzero(P[:, last] > 1.0):  # keep every entry in [0, 1]
@@ -68,7 +71,8 @@ def edge_rows(k, seed):
 @pytest.mark.parametrize("name", ["absolute", "squared", "zero_one"])
 def test_structured_costs_on_the_decision_boundaries(k, name):
     P = edge_rows(k, seed=k)
-    assert np.all(np.abs(P.sum(axis=1) - 1.0) <= 1e-6)  # valid rows, some off the screen
+    tol = sum_tolerance(np.dtype(np.float64), k)
+    assert np.all(np.abs(P.sum(axis=1) - 1.0) <= tol)  # valid rows, some off the screen
     want = direct_min_cost(P, builtin(name, k))
     np.testing.assert_array_equal(decide(P, "min_cost", costs=name), want)
     np.testing.assert_array_equal(decide(P, "min_cost", costs=builtin(name, k)), want)
@@ -76,11 +80,11 @@ def test_structured_costs_on_the_decision_boundaries(k, name):
 
 @pytest.mark.parametrize("k", KS)
 def test_absolute_and_squared_costs_with_scaled_sums(k):
-    """Rows summing to 1 + 9e-7: F_m = 1/2 is below half the sum, and a mean of m + 1/2 is
-    not a half of the class scale; the decision is still the K x K one."""
+    """Rows summing to 1 + 0.9 x the row-sum tolerance: F_m = 1/2 is below half the sum, and a
+    mean of m + 1/2 is not a half of the class scale; the decision is still the K x K one."""
     rng = np.random.default_rng(100 + k)
     P = rng.multinomial(2, np.full(k, 1.0 / k), size=500) / 2.0
-    P[:, -1] += 9e-7
+    P[:, -1] += 0.9 * sum_tolerance(np.dtype(np.float64), k)
     P = np.clip(P, 0.0, 1.0)
     for name in ("absolute", "squared"):
         want = direct_min_cost(P, builtin(name, k))

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import direct_min_cost
 from ordmetrics._core import parallel
+from ordmetrics._core.validation import sum_tolerance
 from ordmetrics.metrics.decision_kernels import BLOCK
 from ordmetrics.metrics.decision_matrix import GENERAL_BLOCK, TILE
 from ordmetrics.metrics.decisions import decide
@@ -29,13 +30,15 @@ def builtin(name, k):
 
 def tied_rows(k, n, seed):
     """Dirichlet rows with every fourth row made of halves or quarters (exact ties of every
-    rule) and a few sums 1 +- 8e-7 (accepted by the full check, not by the screen)."""
+    rule) and a few sums 1 +- 0.8 times the row-sum tolerance (accepted by the full check, not
+    by the screen, 0.75 times it)."""
     rng = np.random.default_rng(seed)
     P = rng.dirichlet(np.full(k, 0.5), size=n)
     P[::4] = rng.multinomial(2, np.full(k, 1.0 / k), size=len(P[::4])) / 2.0
     P[1::8] = rng.multinomial(4, np.full(k, 1.0 / k), size=len(P[1::8])) / 4.0
     last = P[5::16, -1]
-    P[5::16, -1] = np.clip(last + rng.choice([8e-7, -8e-7], size=len(last)), 0.0, 1.0)
+    t = 0.8 * sum_tolerance(np.dtype(np.float64), k)
+    P[5::16, -1] = np.clip(last + rng.choice([t, -t], size=len(last)), 0.0, 1.0)
     return P
 
 
@@ -116,15 +119,16 @@ def test_invalid_entries_in_a_tile_and_its_remainder_raise(monkeypatch, where, b
 
 
 def test_row_sums_on_the_edge_of_the_screen_in_the_remainder(monkeypatch):
-    """Sums 1 +- 9e-7 (outside the screen, inside the tolerance) in the last rows of a tile:
-    accepted, with the K x K decisions."""
+    """Sums 1 +- 0.9 x the row-sum tolerance (outside the screen, 0.75 x it, inside the
+    tolerance) in the last rows of a tile: accepted, with the K x K decisions."""
     P = tied_rows(6, TILE + 13, seed=9)
+    tol = sum_tolerance(np.dtype(np.float64), 6)
     edge = P[TILE + 8 :]
     edge[:, 0] = 0.0
     rest = 1.0 - edge[:, 1:-1].sum(axis=1)
-    edge[:, -1] = rest + np.where(rest + 9e-7 <= 1.0, 9e-7, -9e-7)
-    assert np.all(np.abs(P.sum(axis=1) - 1.0) <= 1e-6)
-    assert np.all(np.abs(edge.sum(axis=1) - 1.0) > 8e-7) and edge.min() >= 0.0
+    edge[:, -1] = rest + np.where(rest + 0.9 * tol <= 1.0, 0.9 * tol, -0.9 * tol)
+    assert np.all(np.abs(P.sum(axis=1) - 1.0) <= tol)
+    assert np.all(np.abs(edge.sum(axis=1) - 1.0) > 0.8 * tol) and edge.min() >= 0.0
     C = np.random.default_rng(10).uniform(0.0, 4.0, size=(6, 6))
     want = direct_min_cost(P, C)
     one, two = both_paths(monkeypatch, P, C)

@@ -329,14 +329,14 @@ def test_list_naming_labels_in_another_order_is_an_error(tmp_path):
         evaluate_file(path, truth="g", proba="p_", labels=["mild", "moderate", "grave"])
 
 
-@pytest.mark.parametrize("option", [{"renormalize": True}, {"sum_tolerance": 1e-5}])
+@pytest.mark.parametrize("option", [{"renormalize": True}, {"sum_tolerance": 1e-3}])
 def test_renormalize_and_sum_tolerance(tmp_path, option):
     df = frame(5000, seed=2)
-    df[PROBA] = df[PROBA].round(6)
+    df[PROBA] = df[PROBA].round(4)  # 6 decimals pass by default (tolerance K x 5e-7)
     path = tmp_path / "r.csv"
     df.to_csv(path, index=False)
     P = df[PROBA].to_numpy()
-    assert (np.abs(P.sum(axis=1) - 1) > 1e-6).any()
+    assert (np.abs(P.sum(axis=1) - 1) > 1e-4).any()
     with pytest.raises(ValueError, match=r"must sum to 1"):
         evaluate_file(path, truth="y", proba=PROBA, metrics=["rps"], batch_size=700)
     res = evaluate_file(path, truth="y", proba=PROBA, metrics=["rps"], batch_size=700, **option)

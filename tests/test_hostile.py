@@ -445,7 +445,7 @@ def _evaluate_frame() -> Target:
 
 def _select_epoch() -> Target:
     def call(a: dict[str, Any]) -> Any:
-        return om.select_epoch(a.pop("y_score", S), **a)
+        return om.select_epoch(a.pop("y_score", S), **{"mode": "min", **a})
 
     return Target("select_epoch", call, frozenset({"y_score"}), names={"y_score": "values"})
 

@@ -500,7 +500,7 @@ def _good_call(fname, func, csv_file):
     if fname == "skill_score":
         return ("rps", Y, P), {}
     if fname == "select_epoch":
-        return ([0.3, 0.2, 0.25],), {}
+        return ([0.3, 0.2, 0.25],), {"mode": "min"}
     if fname == "evaluate":
         pd = pytest.importorskip("pandas")
         frame = pd.DataFrame({"y": Y, "p0": P[:, 0], "p1": P[:, 1], "p2": P[:, 2]})

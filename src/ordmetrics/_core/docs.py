@@ -78,8 +78,8 @@ PARAMS: Mapping[str, str] = {
     "y_proba": """\
     y_proba : array-like of shape (n_samples, K)
         Predicted probabilities, one column per class in ordinal order; each row must lie in
-        [0, 1] and sum to 1 (tolerance 1e-6). Strings and complex numbers are a TypeError,
-        never parsed or cut to their real part.""",
+        [0, 1] and sum to 1 (tolerance max(1e-6, K x 5e-7): rounding to 6 decimals passes).
+        Strings and complex numbers are a TypeError, never parsed or cut to their real part.""",
     "y_pred": """\
     y_pred : array-like of shape (n_samples,)
         Predicted classes, in the same form as ``y_true``. A predicted label outside the label

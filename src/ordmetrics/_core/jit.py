@@ -12,6 +12,11 @@ differs in two ways:
   to compile ("cannot cache function ...: no locator available"); the kernel is then
   compiled without the on-disk cache (recompiled in every new process) instead of failing.
 
+An on-disk cache that cannot be read (a file truncated by a full disk or a killed process,
+damaged, or written by an incompatible build) is treated as absent: the kernel is compiled
+again and its cache rewritten, with one warning naming the cache directory, instead of every
+call failing with numba's ``UnpicklingError`` until the file is deleted by hand.
+
 numba keys a cached kernel to its own source file only; a kernel whose code inlines
 (``inline="always"``) a kernel of another file has its cache emptied when that file is newer
 than the cache, so an edit of the inlined code is never answered with stale machine code.
@@ -34,6 +39,7 @@ import os
 import sys
 import threading
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -242,6 +248,58 @@ def _compile(py_func: Callable[..., Any], options: dict[str, Any]) -> Any:
             raise
         _UNCACHED.append(f"{py_func.__module__}.{py_func.__qualname__}")
         return numba.njit(**{**options, "cache": False})(py_func)
+
+
+#: Cache directories already named in a warning about an unreadable cache (one each).
+_UNREADABLE_WARNED: set[str] = set()
+
+
+def _guard_cache_load(dispatcher: Any, py_func: Callable[..., Any]) -> None:
+    """Make an unreadable on-disk cache of ``dispatcher`` count as absent.
+
+    numba reads a kernel's cache (an index and a data file, both pickles) before compiling,
+    and lets any error through: one truncated file would make every call fail until it is
+    deleted by hand. Here a failed read warns (once per cache directory), empties the index
+    (the new machine code then replaces the damaged entry) and returns "not cached", so that
+    numba compiles the kernel. A directory where the index cannot even be rewritten has its
+    cache switched off for this kernel in this process.
+    """
+    cache: Any = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "load_overload", None)
+    if cache is None or load is None:  # pragma: no cover - a numba without this cache
+        return
+    name = f"{py_func.__module__}.{py_func.__qualname__}"
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            return load(sig, target_context)
+        except Exception as exc:  # pickle, EOF, OS, or damaged machine code: compile anew
+            _forget_unreadable(cache, name, exc)
+            return None
+
+    cache.load_overload = load_overload
+
+
+def _forget_unreadable(cache: Any, name: str, exc: BaseException) -> None:
+    """Warn about the unreadable cache of kernel ``name`` and empty (or switch off) it."""
+    directory = str(getattr(cache, "cache_path", "") or "(unknown)")
+    try:
+        cache.flush()  # an empty index: the save after compiling no longer reads the damage
+        fate = "it is compiled again and its cache rewritten"
+    except Exception:  # the index cannot be rewritten either: no cache for this kernel
+        cache.disable()
+        fate = "it is compiled again without the on-disk cache in this process"
+    if directory in _UNREADABLE_WARNED:
+        return
+    _UNREADABLE_WARNED.add(directory)
+    warnings.warn(
+        f"the numba cache of {name} in {directory} could not be read "
+        f"({type(exc).__name__}: {exc}); it is treated as absent: {fate}. Other unreadable "
+        "caches in that directory are handled the same way without a further warning; "
+        "deleting the directory clears them all.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 
 def _inline_sources(func: Callable[..., Any], seen: set[int]) -> set[str]:
@@ -480,6 +538,7 @@ class LazyKernel:
                     glb[name] = callee._dispatcher
         dispatcher = _compile(self.py_func, self.options)
         if self.options.get("cache"):
+            _guard_cache_load(dispatcher, self.py_func)
             _drop_stale_cache(dispatcher, self.py_func)
         module = sys.modules.get(self.py_func.__module__)
         if module is not None and getattr(module, self.__name__, None) is self:

@@ -284,10 +284,7 @@ def _encode_array(
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D (one class label per row); got an array of shape {arr.shape}. "
-            "One-hot truth is not accepted: pass the class index of each row."
-        )
+        raise ValueError(_not_1d_message(arr, name, labels))
     kind = arr.dtype.kind
     if kind == "c":
         raise TypeError(
@@ -306,6 +303,41 @@ def _encode_array(
     if labels is None:
         return _encode_integers(arr, n_classes, name, missing)
     return _encode_with_labels(arr, labels, name, missing)
+
+
+def _not_1d_message(arr: np.ndarray, name: str, labels: tuple[Hashable, ...] | None) -> str:
+    """Why an array of more than one dimension is not ``name`` and what to pass instead.
+
+    The truth is one class per row (one-hot rows are not accepted). Anything else is a
+    prediction: a matrix shaped like probabilities passed where a metric takes decisions.
+    """
+    if name == "y_true":
+        return (
+            f"{name} must be 1-D (one class label per row); got an array of shape {arr.shape}. "
+            "One-hot truth is not accepted: pass the class index of each row (for one-hot "
+            f"rows, {name}.argmax(axis=1))."
+        )
+    what = f"got a {arr.ndim}-D array of shape {arr.shape}"
+    if _looks_like_probabilities(arr):
+        what += ", which looks like probabilities"
+    lab = "" if labels is None else ", labels=labels"
+    return (
+        f"{name} must be 1-D class predictions (one class per row); {what}. Pass "
+        f"ordmetrics.decide(P{lab}) (the most probable class of each row; "
+        f"ordmetrics.decide(P, 'median'{lab}) for the median), or give P itself to "
+        "ordmetrics.evaluate or a metric set with decision='argmax'."
+    )
+
+
+def _looks_like_probabilities(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is a matrix of rows in [0, 1] summing to 1 (one-hot rows included)."""
+    if arr.ndim != 2 or arr.shape[1] < 2 or arr.size == 0 or arr.dtype.kind not in "biuf":
+        return False
+    a = arr.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        in_range = bool(a.min() >= 0.0 and a.max() <= 1.0)
+        # loose on the sums: only a hint, and rounded exports or float16 rows count too
+        return in_range and bool(np.all(np.abs(a.sum(axis=1) - 1.0) <= 1e-3))
 
 
 def _encode_integers(

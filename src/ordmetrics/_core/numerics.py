@@ -10,17 +10,28 @@ rounding: two rows that are equal in real numbers, such as ``[0.4, 0, 0.6]`` and
 grouped by one rule:
 
     Sort the values; two neighbours a <= b are *tied* when
-    b - a <= TIE_TOLERANCE * max(1, |a|, |b|), with TIE_TOLERANCE = 1e-12
-    (absolute for values up to 1, relative above). Tie groups are the chains of tied
-    neighbours (single linkage), and every value of a group is replaced by the group's
-    smallest value.
+    b - a <= TIE_TOLERANCE * max(|a|, |b|), with TIE_TOLERANCE = 1e-12
+    (purely relative: 1e-17 and 2e-17 are as distinct as 0.1 and 0.2, and 0 is tied only
+    with 0). An infinite value is tied only with an equal infinity (+inf starts its own
+    group after every finite value, -inf before). Tie groups are the chains of tied
+    neighbours (single linkage) among the values of rows of *positive* weight, and every
+    value of a group is replaced by the group's smallest value. A row of weight 0 is absent:
+    it links no two values (it joins the group before it, and those before the first row of
+    positive weight form a group of weight 0), so no result changes with it or without it.
 
 The groups depend only on the set of values, never on the order of the rows, and every pair of
 values within the tolerance of each other is in one group (the relation is made transitive by
 chaining, so no pair is "tied" in one comparison and "ordered" in another). The rounding error
-of the values involved is about K * 1.1e-16 (K the number of classes), far below 1e-12, and a
-difference of 1e-12 in a probability or a score carries no information. The same 1e-12 is the
+of a computed value v is about K * 1.1e-16 * |v| (K the number of classes) for the sums and
+products involved, far below 1e-12 |v|, and a relative difference of 1e-12 in a probability or
+a score carries no information; a tolerance relative to the values compared keeps forecasts
+that differ by orders of magnitude apart, however small they are. The same 1e-12 is the
 tolerance of the decision rules (:data:`ordmetrics.metrics.decisions.DECISION_TOLERANCE`).
+Compiled kernels that apply the rule receive :data:`TIE_TOLERANCE` as an argument (a constant
+read at compile time would survive in their cache after a change here) and compare
+``b - a > tol * min(max(|a|, |b|), DBL_MAX)``, which is :func:`group_starts_sorted` operation by
+operation: capping the scale at the largest double makes a finite value and an infinity never
+tied (inf > tol * DBL_MAX) and two equal infinities tied (inf - inf is NaN, never greater).
 
 Values the caller passes (a 1-D ``y_score``, scores passed as an array to ``by=``) are compared
 exactly: they are the caller's numbers, not results of ordmetrics' arithmetic.
@@ -44,6 +55,7 @@ from typing import overload
 import numpy as np
 
 __all__ = [
+    "TIE_SCALE_CAP",
     "TIE_TOLERANCE",
     "bin_of_fraction",
     "group_ids_sorted",
@@ -62,23 +74,71 @@ __all__ = [
 TIE_TOLERANCE = 1e-12
 
 
-def group_starts_sorted(s: np.ndarray) -> np.ndarray:
-    """For sorted ``s``: True where ``s[i]`` starts a new tie group (``s[0]`` always does)."""
+#: The cap of the scale max(|a|, |b|) of the tie rule: a finite value is never tied with an
+#: infinity, two equal infinities are (see the module notes).
+TIE_SCALE_CAP = float(np.finfo(np.float64).max)
+
+
+def group_starts_sorted(s: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+    """For sorted ``s``: True where ``s[i]`` starts a new tie group (``s[0]`` always does).
+
+    Parameters
+    ----------
+    s : ndarray of float64, shape (n,)
+        Values sorted ascending (NaN excluded; +-inf allowed).
+    weight : ndarray, shape (n,), optional
+        The rows' weights, in the order of ``s``. Rows of weight 0 are then absent from the
+        rule: they link no two values and start no group (each joins the group before it),
+        except those before the first row of positive weight, which form a group of their own.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> group_starts_sorted(np.array([0.1, 0.1 + 1e-14, 1e-20 + 0.2, np.inf])).tolist()
+    [True, False, True, True]
+    >>> s = np.array([0.5, 0.5 + 4e-13, 0.5 + 8e-13])
+    >>> group_starts_sorted(s).tolist(), group_starts_sorted(s, np.array([1, 0, 1])).tolist()
+    ([True, False, False], [True, False, True])
+    """
+    if weight is not None:
+        return _starts_of_present(s, np.asarray(weight))
     starts = np.empty(s.size, dtype=bool)
     if s.size:
         starts[0] = True
         lo, hi = s[:-1], s[1:]
-        scale = np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
-        np.greater(hi - lo, TIE_TOLERANCE * scale, out=starts[1:])
+        scale = np.maximum(np.abs(lo), np.abs(hi))
+        np.minimum(scale, TIE_SCALE_CAP, out=scale)
+        np.multiply(scale, TIE_TOLERANCE, out=scale)
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, tied
+            np.greater(hi - lo, scale, out=starts[1:])
     return starts
 
 
-def snap_sorted(s: np.ndarray) -> np.ndarray:
+def _starts_of_present(s: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """:func:`group_starts_sorted` over the rows of positive weight; rows of weight 0 start no
+    group, except those before the first row of positive weight (one group of weight 0)."""
+    present = np.flatnonzero(weight > 0)
+    starts = np.zeros(s.size, dtype=bool)
+    if s.size:
+        starts[0] = True
+    if present.size:
+        starts[present] = group_starts_sorted(s[present])
+        starts[present[0]] = True
+    return starts
+
+
+def snap_sorted(s: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
     """The sorted values ``s`` with every tie group replaced by its smallest value.
 
-    Returns ``s`` itself when no two distinct values are tied (the common case: no copy).
+    ``weight`` (in the order of ``s``, optional): rows of weight 0 link no two values
+    (:func:`group_starts_sorted`). Returns ``s`` itself when no two distinct values are tied
+    (the common case: no copy).
     """
-    starts = group_starts_sorted(s)
+    starts = group_starts_sorted(s, weight)
     first = np.flatnonzero(starts)
     if first.size == s.size or first.size == 0:
         return s
@@ -88,8 +148,10 @@ def snap_sorted(s: np.ndarray) -> np.ndarray:
     return snapped
 
 
-def snap(values: np.ndarray) -> np.ndarray:
-    """``values`` (1-D, finite) with every tie group replaced by its smallest value.
+def snap(values: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+    """``values`` (1-D, no NaN) with every tie group replaced by its smallest value.
+
+    ``weight`` (optional, one per value): rows of weight 0 link no two values (module notes).
 
     Examples
     --------
@@ -103,7 +165,7 @@ def snap(values: np.ndarray) -> np.ndarray:
         return v
     order = np.argsort(v, kind="stable")
     s = v[order]
-    snapped = snap_sorted(s)
+    snapped = snap_sorted(s, None if weight is None else np.asarray(weight)[order])
     if snapped is s:
         return v
     out = np.empty_like(v)
@@ -111,15 +173,16 @@ def snap(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def rank_order(values: np.ndarray) -> np.ndarray:
+def rank_order(values: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
     """Rows ordered by their tie group ascending, rows of one group by position ascending.
 
-    The tie-group version of ``np.argsort(values, kind="stable")``.
+    The tie-group version of ``np.argsort(values, kind="stable")``; ``weight`` (optional, one
+    per value): rows of weight 0 link no two values (module notes).
     """
     v = np.asarray(values, dtype=np.float64)
     order = np.argsort(v, kind="stable")
     s = v[order]
-    snapped = snap_sorted(s)
+    snapped = snap_sorted(s, None if weight is None else np.asarray(weight)[order])
     if snapped is s:
         return order
     key = np.empty_like(v)
@@ -127,9 +190,10 @@ def rank_order(values: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
-def group_ids_sorted(s: np.ndarray) -> np.ndarray:
-    """Tie group of every value of the sorted ``s``: 0, 0, 1, 2, 2, ... (int64)."""
-    return np.cumsum(group_starts_sorted(s)) - 1
+def group_ids_sorted(s: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+    """Tie group of every value of the sorted ``s``: 0, 0, 1, 2, 2, ... (int64); ``weight``
+    as in :func:`group_starts_sorted`."""
+    return np.cumsum(group_starts_sorted(s, weight)) - 1
 
 
 def bin_of_fraction(v: np.ndarray, n_bins: int) -> np.ndarray:

@@ -16,13 +16,17 @@ from ordmetrics._core.numerics import group_starts_sorted
 
 _opts = {"cache": True, "nogil": True, "error_model": "numpy"}
 
+#: 2^63: float64 weights from here on are no int64 counts (the binomial draws' limit).
+_INT64_LIMIT = 2.0**63
+
 
 def tie_starts(x_sorted: np.ndarray, computed: bool = False) -> np.ndarray:
     """First row of every tie group of the sorted values, and N at the end (int64, G + 1).
 
     Values as given (``computed=False``) are tied when exactly equal. Values that ordmetrics
     computed (``computed=True``, e.g. cumulative forecasts) are grouped by the shared tie rule
-    of :mod:`ordmetrics._core.numerics` (chains of neighbours within 1e-12).
+    of :mod:`ordmetrics._core.numerics` (chains of neighbours within 1e-12 times the larger).
+    The rows are those of positive weight (the caller leaves the others out).
     """
     if computed:
         first = np.flatnonzero(group_starts_sorted(x_sorted))
@@ -143,11 +147,15 @@ def resample_pav(
     """PAV fits of outcomes drawn under calibration, read at the groups ``at``: (B, len(at)).
 
     Row i gets the event weight w_i * Bernoulli(x_i), or Binomial(w_i, x_i) when every
-    weight is an integer (so a row of integer weight m draws like m repeated rows). The loop
-    runs over resamples; each resample is vectorised over the rows and compiled over groups.
+    weight is an integer below 2^63 (so a row of integer weight m draws like m repeated rows;
+    NumPy draws binomials of int64 counts, and a float64 weight of 2^63 or more is a count no
+    int64 holds). The loop runs over resamples; each resample is vectorised over the rows and
+    compiled over groups.
     """
     p = np.clip(x_sorted, 0.0, 1.0)
-    integer = bool(np.all(w_sorted == np.round(w_sorted)))
+    integer = bool(np.all(w_sorted == np.round(w_sorted))) and bool(
+        w_sorted.size == 0 or w_sorted.max() < _INT64_LIMIT
+    )
     ones = bool(np.all(w_sorted == 1.0))
     counts = w_sorted.astype(np.int64) if integer else None
     out = np.empty((n_resamples, at.size))

@@ -22,13 +22,32 @@ from ordmetrics._core.arrays import (
 from ordmetrics._core.messages import fmt_rows, fmt_values, type_name
 from ordmetrics._core.options import check_flag
 
-#: Absolute tolerance on the row sums of ``y_proba`` for float64 input.
+#: The smallest absolute tolerance on the row sums of ``y_proba`` (see :func:`sum_tolerance`).
 SUM_TOLERANCE = 1e-6
+#: Per class: half a unit of the sixth decimal, the rounding of probabilities written with six
+#: decimals (a CSV export's usual precision).
+ROUNDING_PER_CLASS = 5e-7
+
+
+def sum_tolerance_eps(eps: float, n_classes: int) -> float:
+    """:func:`sum_tolerance` for a floating type of machine epsilon ``eps``.
+
+    Examples
+    --------
+    >>> [round(sum_tolerance_eps(2.0**-52, k), 12) for k in (2, 3, 5)]
+    [1e-06, 1.5e-06, 2.5e-06]
+    """
+    return max(SUM_TOLERANCE, n_classes * (ROUNDING_PER_CLASS + 4.0 * eps))
 
 
 def sum_tolerance(dtype: np.dtype, n_classes: int) -> float:
-    """Row-sum tolerance: 1e-6, widened for float32 input with many classes."""
-    return max(SUM_TOLERANCE, 4.0 * n_classes * float(np.finfo(dtype).eps))
+    """Row-sum tolerance: ``max(1e-6, K (5e-7 + 4 eps))`` for K classes of ``dtype``.
+
+    K values each rounded to six decimals sum to 1 within K * 5e-7 (1.000001 for three
+    classes is such a row), and K values each off by a few units of roundoff (a float32
+    softmax) within about 4 K eps; a row within both is accepted and scored as it is.
+    """
+    return sum_tolerance_eps(float(np.finfo(dtype).eps), n_classes)
 
 
 def as_proba(y_proba: Any, *, renormalize: bool = False, name: str = "y_proba") -> np.ndarray:
@@ -126,6 +145,29 @@ def proba_looks_valid(P: np.ndarray) -> bool:
         return bool(sums.min() >= 1.0 - tol and sums.max() <= 1.0 + tol)
 
 
+def looks_like_percentages(proba: np.ndarray) -> bool:
+    """Whether finite ``proba`` looks like probabilities in percent: every value in [0, 100],
+    some above 1, and every row summing to 100 within 1 (percentages rounded to whole
+    numbers or a few decimals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> looks_like_percentages(np.array([[20.0, 30.0, 50.0], [33.3, 33.3, 33.3]]))
+    True
+    >>> looks_like_percentages(np.array([[2.0, -1.0, 0.5]]))  # logits
+    False
+    """
+    if proba.size == 0:
+        return False
+    with np.errstate(invalid="ignore"):
+        in_range = bool(proba.min() >= 0.0 and proba.max() <= 100.0)
+        if not (in_range and proba.max() > 1.0):
+            return False
+        sums = proba.sum(axis=1, dtype=np.float64)
+        return bool(np.all(np.abs(sums - 100.0) <= 1.0))
+
+
 def find_problems(
     y: np.ndarray,
     proba: np.ndarray,
@@ -177,10 +219,16 @@ def find_problems(
     if out.any():
         rows = np.flatnonzero(out)
         r = rows[0]
+        if looks_like_percentages(proba[ok]):
+            # a softmax of percentages would be wrong: they only need scaling
+            fix = f"These look like percentages (rows sum to about 100): divide {name} by 100."
+            if renormalize_hint:
+                fix += " Pass renormalize=True to rescale each row to sum 1."
+        else:
+            fix = "Are these logits or scores? Apply a softmax first."
         raise ValueError(
             f"{name} must lie in [0, 1]; values outside it in {fmt_rows(rows)} (row {r}: "
-            f"{proba[r].tolist()}). Are these logits or scores? Apply a softmax first; "
-            "ordmetrics never clips silently."
+            f"{proba[r].tolist()}). {fix} ordmetrics never clips silently."
         )
     tol = sum_tolerance(proba.dtype, k)
     sums = proba.sum(axis=1, dtype=np.float64)

@@ -60,12 +60,15 @@ from ordmetrics._core.prepare import (
     prepare_scores,
 )
 from ordmetrics._core.proba import (
+    ROUNDING_PER_CLASS,
     SUM_TOLERANCE,
     as_proba,
     find_problems,
+    looks_like_percentages,
     proba_looks_valid,
     renormalize_rows,
     sum_tolerance,
+    sum_tolerance_eps,
 )
 from ordmetrics._core.weights import (
     as_weights,
@@ -80,6 +83,7 @@ _renormalize = renormalize_rows
 __all__ = [
     "NAN_POLICIES",
     "REDUCTIONS",
+    "ROUNDING_PER_CLASS",
     "SUM_TOLERANCE",
     "Encoded",
     "Prepared",
@@ -103,6 +107,7 @@ __all__ = [
     "is_missing_scalar",
     "is_pandas",
     "is_polars",
+    "looks_like_percentages",
     "masked_as_missing_labels",
     "missing_of_frame_column",
     "object_missing",
@@ -114,6 +119,7 @@ __all__ = [
     "renormalize_rows",
     "squeeze_frame",
     "sum_tolerance",
+    "sum_tolerance_eps",
     "type_name",
     "unmask",
     "weights_and_missing",

@@ -28,11 +28,13 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from ordmetrics._core.registry import MetricSpec, get_metric
 from ordmetrics._core.validation import (
     check_real,
     type_name,
@@ -99,11 +101,42 @@ def _is_series(x: Any) -> bool:
     return pd is not None and isinstance(x, pd.Series)
 
 
+def _history_dict(x: Any) -> tuple[Mapping[Any, Any], str] | None:
+    """The dict of trajectories of a training history and how to index it, or None.
+
+    A Keras ``History`` (what ``model.fit`` returns) holds its dict in ``.history``; its
+    ``.history`` and a callback's ``history`` are plain dicts of one list per logged name.
+    """
+    if isinstance(x, Mapping):
+        return x, "history"
+    inner = getattr(x, "history", None)
+    if isinstance(inner, Mapping):
+        owner = "history" if type(x).__name__ == "History" else "callback"
+        return inner, f"{owner}.history"
+    return None
+
+
+def _reject_history(x: Any, expected: str) -> None:
+    """Raise for a dict of trajectories (one per logged name): one of them must be chosen."""
+    found = _history_dict(x)
+    if found is None:
+        return
+    logs, access = found
+    keys = [str(k) for k in logs]
+    example = next((k for k in keys if k.startswith("val_")), keys[0] if keys else "val_rps")
+    shown = ", ".join(repr(k) for k in keys[:6]) + (" ..." if len(keys) > 6 else "")
+    raise TypeError(
+        f"{expected}; got {type_name(x)} of several trajectories (keys {shown or 'none'}). "
+        f"Select one column, e.g. {access}[{example!r}]."
+    )
+
+
 def _as_trajectory(x: Any, name: str) -> np.ndarray:
     """``x`` as a 1-D float64 array of finite numbers, or a clear error naming ``name``."""
     expected = f"{name} must be a 1-D sequence of finite numbers, one per epoch"
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{expected}; got {type_name(x)} {x!r}. Pass a list or array of values.")
+    _reject_history(x, expected)
     if _is_series(x):
         if x.dtype == bool or str(x.dtype) == "boolean":
             arr = np.zeros(0, dtype=bool)  # reported as booleans below
@@ -198,6 +231,63 @@ def _check_mode(mode: Any) -> Literal["min", "max"]:
     )
 
 
+def _metric_mode(metric: Any) -> Literal["min", "max"]:
+    """The mode of a registered metric, from its direction in the registry."""
+    if not isinstance(metric, (str, MetricSpec)):
+        raise TypeError(
+            f"metric must be the registered name of the metric recorded (e.g. 'rps', 'qwk'); "
+            f"got {type_name(metric)} {metric!r}."
+        )
+    try:
+        spec = get_metric(metric)
+    except ValueError as exc:
+        hint = (
+            " For a value that is not a registered metric (e.g. Keras' val_loss), pass "
+            "mode='min' or mode='max' instead."
+        )
+        if isinstance(metric, str) and "_" in metric:
+            rest = metric.split("_", 1)[1]
+            try:
+                get_metric(rest)
+            except ValueError:
+                pass
+            else:
+                hint = (
+                    f" metric takes the registry name: for the logged name {metric!r} pass "
+                    f"metric={rest!r}."
+                )
+        raise ValueError(f"metric: {exc}{hint}") from None
+    return "min" if spec.direction == "minimize" else "max"
+
+
+def _resolve_mode(mode: Any, metric: Any) -> Literal["min", "max"]:
+    """The mode from ``mode`` or from ``metric``'s direction; one of them is required.
+
+    No default: a trajectory of a score that is maximized (qwk, F1) read as a loss would pick
+    its worst epoch without any sign of a problem.
+    """
+    if mode is None and metric is None:
+        raise ValueError(
+            "select_epoch needs to know whether smaller or larger values are better: pass "
+            "mode='min' (losses, the scoring rules such as rps or brier) or mode='max' (qwk, "
+            "F1, accuracy), or metric= with the registered name of the metric recorded "
+            "(metric='rps' gives 'min', metric='qwk' gives 'max')."
+        )
+    if metric is None:
+        return _check_mode(mode)
+    from_metric = _metric_mode(metric)
+    if mode is None:
+        return from_metric
+    checked = _check_mode(mode)
+    if checked != from_metric:
+        raise ValueError(
+            f"mode={checked!r} contradicts metric={getattr(metric, 'name', metric)!r}, whose "
+            f"values are better when {'smaller' if from_metric == 'min' else 'larger'} "
+            f"(mode={from_metric!r}). Pass only one of them."
+        )
+    return checked
+
+
 # --------------------------------------------------------------------------------------------
 # Public functions
 # --------------------------------------------------------------------------------------------
@@ -206,7 +296,8 @@ def _check_mode(mode: Any) -> Literal["min", "max"]:
 def select_epoch(
     values: Any,
     *,
-    mode: Literal["min", "max"] = "min",
+    mode: Literal["min", "max"] | None = None,
+    metric: str | MetricSpec | None = None,
     patience: int | None = None,
 ) -> EpochSelection:
     r"""Choose an epoch by checkpointing or by early stopping on a validation trajectory.
@@ -217,9 +308,17 @@ def select_epoch(
         Validation value of each epoch, ``values[e]`` for epoch ``e = 0, ..., n - 1``. A list,
         NumPy array or pandas Series (taken by position; its index is ignored). Every value
         must be finite: NaN or infinite values raise a ``ValueError`` naming the epochs.
-    mode : {"min", "max"}, default "min"
+        A dict of trajectories (a callback's ``history``, Keras' ``History``) raises a
+        ``TypeError``: select one, e.g. ``history["val_rps"]``.
+    mode : {"min", "max"}, optional
         ``"min"`` when smaller is better (losses, Brier score, penalized Brier score),
-        ``"max"`` when larger is better (F1, accuracy).
+        ``"max"`` when larger is better (F1, accuracy, qwk). Give ``mode`` or ``metric``:
+        there is no default, since a maximized score read as a loss would pick its worst
+        epoch.
+    metric : str or MetricSpec, optional
+        The registered name of the metric recorded (``"rps"``, ``"qwk"``; not the logged
+        name ``"val_rps"``): ``mode`` is then its direction in the registry
+        (``get_metric(metric).direction``). If ``mode`` is given too, they must agree.
     patience : int or None, default None
         None: model checkpointing over the whole run. A positive int ``p``: early stopping
         with patience ``p``.
@@ -229,6 +328,16 @@ def select_epoch(
     EpochSelection
         ``best_epoch``, ``stop_epoch``, ``best_value``, ``mode``, ``patience``, ``n_epochs``
         (and the property ``stopped_early``).
+
+    Raises
+    ------
+    ValueError
+        If neither ``mode`` nor ``metric`` is given, if they disagree, for an unknown
+        ``mode`` or ``metric``, a ``patience`` below 1, or values that are not finite or not
+        one per epoch.
+    TypeError
+        For values that are not numbers (or a dict of trajectories) or a ``patience`` that is
+        not an int.
 
     Notes
     -----
@@ -288,8 +397,13 @@ def select_epoch(
     >>> select_epoch([0.2, 0.4, 0.3, 0.45], mode="max", patience=3)
     EpochSelection(best_epoch=3, stop_epoch=3, best_value=0.45, mode='max', patience=3,
                    n_epochs=4)
+
+    ``metric=`` reads the direction from the registry (``qwk`` is maximized):
+
+    >>> select_epoch([0.31, 0.52, 0.47], metric="qwk").best_epoch
+    1
     """
-    mode = _check_mode(mode)
+    mode = _resolve_mode(mode, metric)
     patience = _check_patience(patience)
     v = _as_trajectory(values, "values")
     n = v.size

@@ -8,6 +8,7 @@ its function is given besides the truth, from the registry's ``input`` of the me
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import inspect
@@ -97,7 +98,8 @@ def check_options(spec: MetricSpec, options: Any) -> dict[str, Any]:
     Returns
     -------
     dict
-        A copy of ``options`` (empty for None).
+        A copy of ``options`` (empty for None) that no later change of the caller's objects
+        reaches: an array is copied and made read-only, a list or dict copied deeply.
 
     Raises
     ------
@@ -126,7 +128,7 @@ def check_options(spec: MetricSpec, options: Any) -> dict[str, Any]:
             f"the options of metric {spec.name!r} must be a dict of keyword arguments, e.g. "
             f"({spec.name!r}, {{...}}); got {type_name(options)} {options!r}."
         )
-    opts = dict(options)
+    opts = {key: frozen_option(value) for key, value in options.items()}
     allowed = _option_names(spec)
     for key, value in opts.items():
         if not isinstance(key, str):
@@ -159,6 +161,30 @@ def check_options(spec: MetricSpec, options: Any) -> dict[str, Any]:
                 f"ordmetrics.{spec.name}(..., reduction='none') directly."
             )
     return opts
+
+
+def frozen_option(value: Any) -> Any:
+    """``value`` as an entry keeps it: an array copied and read-only, a container copied.
+
+    A metric set is frozen: its results must not change when the caller later edits the
+    cost matrix (or any other array or list) that it was built with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> kept = frozen_option(C)
+    >>> C[0, 1] = 9.0
+    >>> kept.tolist(), kept.flags.writeable
+    ([[0.0, 1.0], [1.0, 0.0]], False)
+    """
+    if isinstance(value, np.ndarray):
+        out = np.array(value, copy=True, subok=True)
+        out.setflags(write=False)
+        return out
+    if isinstance(value, list | dict | set | bytearray):
+        return copy.deepcopy(value)
+    return value
 
 
 @dataclass(frozen=True, eq=False)

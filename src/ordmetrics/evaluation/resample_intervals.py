@@ -16,8 +16,9 @@ import numpy as np
 
 from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics._core.warnings import warn as _warn
+from ordmetrics.evaluation.resample_options import DEFAULT_RESAMPLES
 
-__all__ = ["BootstrapResult", "ComparisonResult"]
+__all__ = ["BootstrapResult", "ComparisonResult", "significance_level"]
 
 _NORMAL = NormalDist()
 
@@ -78,16 +79,22 @@ class ComparisonResult:
     difference : float
         ``estimate_a - estimate_b``.
     low, high : float
-        Confidence interval of the difference.
+        Confidence interval of the difference: order statistics of the resampled
+        differences chosen so that it excludes 0 exactly when ``p_value < 1 -
+        confidence_level`` (see :func:`ordmetrics.compare`); infinite when the resamples are
+        too few for any p-value below alpha.
     p_value : float
-        Two-sided bootstrap p-value of "no difference",
+        Two-sided bootstrap p-value of "no difference" (percentile:
         ``min(1, 2 * min(1 + #(d <= 0), 1 + #(d >= 0)) / (B + 1))`` over the B resampled
-        differences d; never below ``2 / (B + 1)``, its resolution.
+        differences d; never below ``2 / (B + 1)``, its resolution). The (1 - alpha)
+        interval excludes 0 exactly when alpha is above it.
     distribution : ndarray of shape (n_resamples,)
         The resampled differences a - b, in resample order (read-only).
     better : {"a", "b"} or None
-        The side whose metric is better according to the metric's direction, when the
-        interval excludes 0; None when it contains 0 or the direction is unknown.
+        The side whose metric is better according to the metric's direction (lower for a
+        minimized metric, higher for a maximized one) when the interval excludes 0, which
+        is when ``p_value < 1 - confidence_level``; None otherwise or when the direction is
+        unknown.
     method : {"percentile", "bca"}
         How the interval was computed.
     confidence_level : float
@@ -233,17 +240,162 @@ def _n_valid_stats(values: np.ndarray) -> tuple[float, float]:
     return mean, std
 
 
-def _p_value(valid: np.ndarray) -> float:
-    """Two-sided bootstrap p-value of "no difference" from the non-NaN differences:
-    ``min(1, 2 (1 + min(#(d <= 0), #(d >= 0))) / (B + 1))``; NaN without any."""
-    if not valid.size:
-        return math.nan
-    extreme = min(np.count_nonzero(valid <= 0), np.count_nonzero(valid >= 0))
-    return float(min(1.0, 2.0 * (1 + extreme) / (valid.size + 1)))
+def significance_level(confidence_level: float) -> float:
+    """The alpha of a confidence level, ``1 - confidence_level`` to 12 significant digits.
+
+    A side is called better when the p-value is below it. Rounded so that 0.95 gives 0.05
+    itself, not 1 - 0.95 = 0.05000000000000004, under which a p-value of exactly 0.05 would
+    count as below alpha.
+
+    Examples
+    --------
+    >>> from ordmetrics.evaluation.resample_intervals import significance_level
+    >>> significance_level(0.95) == 0.05, 1 - 0.95 == 0.05
+    (True, False)
+    """
+    return float(f"{1.0 - confidence_level:.12g}")
+
+
+def _tail_levels(z0: float, accel: float) -> Callable[[int, int], float]:
+    """The p-value of one tail: n resampled differences of B on the far side of 0 (0
+    included) give ``g(n, B)``, the smallest alpha at which that end of the (1 - alpha)
+    interval passes 0. Non-decreasing in n, and 1 when every difference lies there.
+
+    Percentile (``z0 = accel = 0``): ``2 (n + 1) / (B + 1)`` (Davison & Hinkley 1997,
+    Eq. 4.11). BCa: the end is the order statistic at level
+    ``Phi(z0 + (z0 + z) / (1 - accel (z0 + z)))``, ``z = Phi^-1(alpha / 2)``, so the level
+    t = (n + 1) / (B + 1) is reached at ``alpha = 2 Phi(u / (1 + accel u) - z0)``,
+    ``u = Phi^-1(t) - z0``.
+    """
+    plain = z0 == 0.0 and accel == 0.0
+
+    def g(n: int, b: int) -> float:
+        if n >= b:  # every difference on this side: this end never passes 0
+            return 1.0
+        if plain:
+            return min(1.0, 2.0 * (n + 1) / (b + 1))
+        u = _NORMAL.inv_cdf((n + 1) / (b + 1)) - z0
+        if 1.0 + accel * u <= 0.0:  # beyond the levels the BCa map reaches
+            return 0.0 if u < 0.0 else 1.0
+        return min(1.0, 2.0 * _NORMAL.cdf(u / (1.0 + accel * u) - z0))
+
+    return g
+
+
+def _count_below(g: Callable[[int, int], float], b: int, alpha: float) -> int:
+    """The number of n in 0..B with ``g(n, B) < alpha`` (g non-decreasing: a bisection)."""
+    lo, hi = 0, b + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if g(mid, b) < alpha:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass(frozen=True)
+class _Test:
+    """The interval of a paired difference, its p-value, and the smallest p-value that the
+    resamples can give (``2 / (B + 1)`` for the percentile method)."""
+
+    low: float
+    high: float
+    p_value: float
+    resolution: float  # the smallest p-value these resamples can give
+
+
+def _paired_test(
+    values: np.ndarray,
+    estimate: float,
+    method: str,
+    confidence_level: float,
+    jackknife: Callable[[], np.ndarray] | None,
+    what: str,
+) -> _Test:
+    """Interval and p-value of a paired difference that agree by construction.
+
+    With the B non-NaN differences sorted, d_(1) <= ... <= d_(B), and for each tail the
+    p-value function g of :func:`_tail_levels`: the interval is [d_(m_lo), d_(B + 1 - m_hi)],
+    m = #{n in 0..B : g(n, B) < alpha} (an end with m = 0 is infinite), and the p-value is
+    ``min(g_lo(#{d <= 0}), g_hi(#{d >= 0}))``. ``low > 0`` means fewer than m_lo differences
+    are <= 0, that is ``g_lo(#{d <= 0}) < alpha``; likewise ``high < 0``: so the interval
+    excludes 0 exactly when p < alpha, for every set of resamples.
+    """
+    nan = _Test(math.nan, math.nan, math.nan, math.nan)
+    b = int(values.size)
+    if b == 0:
+        return nan
+    z0, accel = 0.0, 0.0
+    if method == "bca":
+        bca = _bca_constants(values, estimate, jackknife, what)
+        if bca is None:
+            return nan
+        z0, accel = bca
+    lower, upper = _tail_levels(z0, accel), _tail_levels(-z0, -accel)
+    alpha = significance_level(confidence_level)
+    d = np.sort(values)
+    m_lo, m_hi = _count_below(lower, b, alpha), _count_below(upper, b, alpha)
+    low = float(d[m_lo - 1]) if m_lo else -math.inf
+    high = float(d[b - m_hi]) if m_hi else math.inf
+    n_le, n_ge = int(np.count_nonzero(d <= 0)), int(np.count_nonzero(d >= 0))
+    p = min(lower(n_le, b), upper(n_ge, b))
+    return _Test(low, high, float(p), min(lower(0, b), upper(0, b)))
+
+
+def _bca_constants(
+    values: np.ndarray,
+    estimate: float,
+    jackknife: Callable[[], np.ndarray] | None,
+    what: str,
+) -> tuple[float, float] | None:
+    """(z0, a) of the BCa interval, or None (with a warning) when it is undefined."""
+    if math.isnan(estimate):
+        _warn(
+            f"the BCa interval and p-value of {what} are undefined because the estimate on "
+            "the full data is NaN; returning NaN.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return None
+    below = np.count_nonzero(values < estimate) + np.count_nonzero(values <= estimate)
+    share = below / (2.0 * values.size)
+    if not 0.0 < share < 1.0:
+        _warn(
+            f"the BCa interval and p-value of {what} are undefined: every resampled value "
+            "lies on one side of the estimate, so the bias correction is infinite; returning "
+            "NaN. Use method='percentile' (or more data).",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return None
+    assert jackknife is not None
+    return _NORMAL.inv_cdf(share), _acceleration(jackknife())
+
+
+def _warn_resolution(test: _Test, confidence_level: float, n_resamples: int) -> None:
+    """Warn when these resamples cannot give a p-value below alpha (too few of them). The
+    message names no metric, so that a command comparing many metrics says it once."""
+    alpha = significance_level(confidence_level)
+    if not test.resolution >= alpha:
+        return
+    need = n_resamples
+    while 2.0 / (need + 1) >= alpha:  # the fewest resamples whose percentile p can reach alpha
+        need += 1
+    _warn(
+        f"with {n_resamples} resamples a two-sided bootstrap p-value cannot fall below "
+        f"{test.resolution:.3g}, which is not below alpha = {alpha:g} (confidence level "
+        f"{confidence_level:g}): the interval is unbounded and no side is called better. Use "
+        f"n_resamples of at least {need} ({DEFAULT_RESAMPLES}, the default, for a stable "
+        "p-value).",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _better(direction: str | None, low: float, high: float) -> str | None:
-    """The better side ("a" or "b") when the interval of a - b excludes 0, else None."""
+    """The better side ("a" or "b") when the interval of a - b excludes 0 (which
+    :func:`_paired_test` makes the same as p < alpha), else None."""
     if direction is None or not (low > 0.0 or high < 0.0):
         return None
     a_higher = low > 0.0

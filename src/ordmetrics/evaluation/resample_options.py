@@ -20,9 +20,18 @@ from ordmetrics._core.registry import (
 from ordmetrics._core.validation import type_name
 from ordmetrics.evaluation.retention import RETENTION_KIND
 
-__all__ = ["MAX_RESAMPLES", "METHODS", "check_resamples"]
+__all__ = ["DEFAULT_RESAMPLES", "MAX_RESAMPLES", "METHODS", "check_resamples"]
 
 METHODS = ("percentile", "bca")
+
+#: The number of resamples of every function and command that names a better model
+#: (:func:`~ordmetrics.bootstrap`, :func:`~ordmetrics.compare`, the report, ``ordmetrics
+#: compare``, ``report`` and ``demo``), so that they reach the same verdict on the same data.
+#: 999 rather than 1000: with B resamples the two-sided p-value is a multiple of 2 / (B + 1),
+#: here of 0.002, so it prints exactly (0.048, 0.050) and is never shown rounded onto alpha
+#: (2 * 25 / 1001 = 0.04995 prints as 0.0500 yet is below 0.05); and (B + 1) alpha / 2 is a
+#: whole number at the usual levels (Davison & Hinkley 1997, Sect. 5.2).
+DEFAULT_RESAMPLES = 999
 
 #: The most resamples one call accepts. The resampled values are returned (8 bytes each), and
 #: the interval's Monte Carlo error shrinks like 1/sqrt(n_resamples): 10^7 resamples (80 MB of

@@ -52,8 +52,9 @@ from ordmetrics.evaluation.resample_intervals import (
     _frozen,
     _interval,
     _n_valid_stats,
-    _p_value,
+    _paired_test,
     _valid,
+    _warn_resolution,
 )
 from ordmetrics.evaluation.resample_intervals import (
     _acceleration as _acceleration,
@@ -65,6 +66,7 @@ from ordmetrics.evaluation.resample_intervals import (
     _quantiles as _quantiles,
 )
 from ordmetrics.evaluation.resample_options import (
+    DEFAULT_RESAMPLES,
     MAX_RESAMPLES,
     METHODS,
     _check_confidence_level,
@@ -78,6 +80,7 @@ from ordmetrics.evaluation.resample_options import (
 
 __all__ = [
     "CHUNK_INDICES",
+    "DEFAULT_RESAMPLES",
     "JACKKNIFE_GROUPS",
     "MAX_RESAMPLES",
     "METHODS",
@@ -96,10 +99,10 @@ __all__ = [
 
 #: The options of both functions, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _OPTIONS = """\
-    n_resamples : int, default 1000
-        Number of bootstrap resamples (at least 2; 1000 or more for a 95% interval, 2000 or
-        more for BCa; at most :data:`MAX_RESAMPLES` = 10^7, since every resampled value is
-        returned). The resamples are drawn and evaluated in chunks of at most
+    n_resamples : int, default DEFAULT_RESAMPLES = 999
+        Number of bootstrap resamples (at least 2; about 1000 or more for a 95% interval,
+        2000 or more for BCa; at most :data:`MAX_RESAMPLES` = 10^7, since every resampled
+        value is returned). The resamples are drawn and evaluated in chunks of at most
         :data:`CHUNK_INDICES` row indices, so the memory beyond the returned values does not
         grow with ``n_resamples``.
     confidence_level : float, default 0.95
@@ -121,7 +124,7 @@ def bootstrap(
     y_proba_or_pred: Any,
     /,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     confidence_level: float = 0.95,
     method: str = "percentile",
     random_state: int | np.random.Generator | None = None,
@@ -296,7 +299,7 @@ def compare(
     b: Any,
     /,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     confidence_level: float = 0.95,
     method: str = "percentile",
     random_state: int | np.random.Generator | None = None,
@@ -345,10 +348,14 @@ def compare(
     -----
     UndefinedMetricWarning
         When the difference is NaN on some resamples (either side undefined).
+    UserWarning
+        When the resamples are too few for any p-value below alpha (2 / (B + 1) >= alpha
+        for the percentile method, e.g. B < 40 at 95%): the interval is then (-inf, inf)
+        and ``better`` None.
 
     Notes
     -----
-    Resamples, intervals and jackknife are those of :func:`bootstrap`, applied to the
+    Resamples and jackknife are those of :func:`bootstrap`, applied to the
     difference d = metric(a) - metric(b): each resample gives both sides the same row counts,
     and the jackknife leaves the same rows (or groups) out of both. Under
     ``nan_policy="omit"`` the rows resampled are those complete on both sides, and the
@@ -356,17 +363,41 @@ def compare(
     equals ``bootstrap(metric, y_true, a).distribution - bootstrap(metric, y_true,
     b).distribution`` whenever both sides score the same rows.
 
-    The p-value is the two-sided bootstrap p-value of the hypothesis of no difference,
+    **One verdict.** The interval of the difference, its p-value and ``better`` come from the
+    same B non-NaN resampled differences d* by one rule, so that they always agree:
+    ``better`` names a side if and only if p < alpha, if and only if the (1 - alpha)
+    interval excludes 0 (alpha = 1 - ``confidence_level``). For ``method="percentile"`` the
+    p-value is the two-sided bootstrap p-value of the hypothesis of no difference,
 
     .. math::
 
         p = \min\Big(1,\ 2\,\frac{1 + \min(\#\{d^* \le 0\},\ \#\{d^* \ge 0\})}{B + 1}\Big)
 
-    over the B non-NaN resampled differences d* (Davison & Hinkley 1997, Eq. 4.11: counting
-    the observed data as one more resample keeps the p-value valid). It moves in steps of
-    2 / (B + 1) and is never 0: with no resampled difference on the other side of 0 it is
-    2 / (B + 1), which says "smaller than the resolution", not "impossible". Identical sides give
-    differences that are all exactly 0 and p = 1.
+    (Davison & Hinkley 1997, Eq. 4.11: counting the observed data as one more resample keeps
+    the p-value valid), and the interval is its inversion: with the differences sorted,
+    :math:`d^*_{(1)} \le \dots \le d^*_{(B)}`, it is
+    :math:`[d^*_{(m)},\ d^*_{(B+1-m)}]`, m the number of n in 0..B with
+    :math:`2 (n + 1) / (B + 1) < \alpha` (just under :math:`\alpha (B + 1) / 2`: the 24th
+    smallest and largest of the default 999 at 95%, the 25th of 1000). Its lower end is above
+    0 exactly when fewer than m differences are <= 0, which is when p < alpha; likewise for
+    the upper end. So the interval excludes 0 at every level alpha above p and at none at or
+    below it. (This interval of the difference takes order statistics, where
+    :func:`bootstrap` interpolates NumPy's quantiles; the ends differ by a neighbouring
+    resampled value or two.)
+
+    The p-value moves in steps of 2 / (B + 1) and is never 0: with no resampled difference
+    on the other side of 0 it is 2 / (B + 1), which says "smaller than the resolution", not
+    "impossible". When 2 / (B + 1) >= alpha (B < 40 at 95%) no p-value can fall below
+    alpha: m = 0, the interval is (-inf, inf), ``better`` is None, and a warning says how
+    many resamples are needed. Identical sides give differences that are all exactly 0 and
+    p = 1.
+
+    For ``method="bca"`` the ends are the order statistics at the BCa levels (see
+    :func:`bootstrap`) by the same rule, and the p-value is that rule's inversion: the end on
+    the side of n differences reaches 0 at
+    :math:`\alpha = 2\,\Phi\big(u / (1 + a u) - z_0\big)`,
+    :math:`u = \Phi^{-1}\big((n + 1) / (B + 1)\big) - z_0` (with :math:`-z_0` and
+    :math:`-a` for the upper end), which is the percentile p-value when :math:`z_0 = a = 0`.
 
     ``better`` is "a" or "b" when the interval excludes 0, read with the metric's direction
     (lower is better for scoring rules, higher for kappa, ...; AURSC takes the direction of
@@ -378,6 +409,8 @@ def compare(
     ----------
     .. [1] Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
        Hall/CRC, chapters 15-16 (permutation and bootstrap tests).
+    .. [3] Davison, A. C., Hinkley, D. V. (1997). Bootstrap Methods and their Application.
+       Cambridge University Press, Sect. 4.4 and 5.2.
     .. [2] DiCiccio, T. J., Efron, B. (1996). Bootstrap confidence intervals. Statistical
        Science 11(3), 189-228.
 
@@ -452,19 +485,19 @@ def compare(
         groups = _groups(rng, side_a.m)
         return side_a.jackknife_groups(groups) - side_b.jackknife_groups(groups)
 
-    low, high = _interval(valid, difference, method, confidence_level, jackknife, what)
+    test = _paired_test(valid, difference, method, confidence_level, jackknife, what)
+    _warn_resolution(test, confidence_level, valid.size)
     direction_a, direction_b = _direction(m, kw_a), _direction(m, kw_b)
     direction = direction_a if direction_a == direction_b else None
-    better = _better(direction, low, high)
     return ComparisonResult(
         estimate_a=side_a.estimate,
         estimate_b=side_b.estimate,
         difference=difference,
-        low=low,
-        high=high,
-        p_value=_p_value(valid),
+        low=test.low,
+        high=test.high,
+        p_value=test.p_value,
         distribution=_frozen(distribution),
-        better=better,
+        better=_better(direction, test.low, test.high),
         method=method,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
@@ -485,7 +518,8 @@ def paired_difference(
     When ``a`` and ``b`` are bootstraps of one metric with the same ``random_state`` on the
     same rows (see :func:`bootstrap`), they hold the same resamples, and the differences
     ``a.distribution - b.distribution`` are those of :func:`compare`: this gives its result
-    (percentile interval, p-value, better side) without resampling again.
+    (percentile interval, p-value, better side, by the one rule of its Notes) without
+    resampling again.
 
     Parameters
     ----------
@@ -535,7 +569,8 @@ def paired_difference(
     what = f"the difference of {a.metric}"
     distribution = np.asarray(a.distribution - b.distribution, dtype=np.float64)
     valid = _valid(distribution, what)
-    low, high = _interval(valid, difference, "percentile", level, None, what)
+    test = _paired_test(valid, difference, "percentile", level, None, what)
+    _warn_resolution(test, level, valid.size)
     try:
         direction = _direction(_resolve_metric(a.metric), kwargs)
     except (TypeError, ValueError):  # a callable of the caller's own: its name only
@@ -544,11 +579,11 @@ def paired_difference(
         estimate_a=float(a.estimate),
         estimate_b=float(b.estimate),
         difference=difference,
-        low=low,
-        high=high,
-        p_value=_p_value(valid),
+        low=test.low,
+        high=test.high,
+        p_value=test.p_value,
         distribution=_frozen(distribution),
-        better=_better(direction, low, high),
+        better=_better(direction, test.low, test.high),
         method="percentile",
         confidence_level=level,
         n_resamples=a.n_resamples,

@@ -51,6 +51,7 @@ from ordmetrics._core.warnings import UndefinedMetricWarning
 from ordmetrics.evaluation.retention_baselines import (
     RandomDraws,
     _area,
+    _cell_losses,
     _integer_units,
     _prefix_counts,
     _segment_counts,
@@ -243,7 +244,6 @@ def _compute(
     if not scores_later:
         scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
     yhat, decision_name = _hard_predictions(decision, prep)
-    n = prep.y_true.size
     w = prep.weight
     w_exp = 0
     if w is not None and not _integer_units(w):
@@ -251,6 +251,13 @@ def _compute(
         # two (ordmetrics._core.numerics), their cumulative sums cannot overflow or underflow
         w, w_exp = scale_weights(w)
     cells = prep.y_true * k + yhat
+    # a row of weight 0 is absent (the tie rule's groups are of rows of positive weight): left
+    # out before ranking and drawing, it changes no cut, no near-tie and no random draw
+    present = None
+    if w is not None and not (w > 0).all():
+        present = np.flatnonzero(w > 0)
+        cells, w = cells[present], w[present]
+    n = cells.size
     targets, integer, total = _targets(f, w, n)
     tol = 0.0 if integer else 4.0 * n * np.finfo(np.float64).eps * total
 
@@ -278,6 +285,8 @@ def _compute(
         )
     if scores_later:
         scores, by_name = per_sample_scores(by, y_true, y_proba, prep, labels)
+    if present is not None:
+        scores = scores[present]
     # the scores of a scoring rule are computed, so their near-ties are ties (_numerics)
     computed = computed_scores(by_name)
     seg = None
@@ -300,8 +309,7 @@ def _compute(
         curve_counts = _prefix_counts(cells, w, order[None, :], targets, kk, tol)
     stacks = [full_counts[None, None, :], curve_counts]
     if baselines and decomposable:
-        # the per-row loss of each cell: the metric of a single row in that cell
-        cell_value = evaluate(np.eye(kk).reshape(kk, k, k))
+        cell_value = _cell_losses(metric, options, k).ravel()
         sign = 1.0 if get_metric(metric).direction == "minimize" else -1.0
         # rank of each cell's loss among the distinct losses: a small integer key, so the
         # stable sort is a radix sort
@@ -380,9 +388,12 @@ _NOTES = r"""
     **Ranking.** Rows are ranked best first by score ascending, ties by original position
     ascending (a stable sort). The scores of a scoring rule named by ``by`` are computed, so
     they carry rounding (``rps`` gives 0.225 and 0.22499999999999998 for two rows whose RPS is
-    9/40): they are grouped into ties by the rule of :mod:`ordmetrics._core.numerics` (within 1e-12
-    max(1, |a|, |b|), chained), and a tie group keeps the original order. Scores passed as an
-    array or returned by a callable are compared exactly.
+    9/40): they are grouped into ties by the rule of :mod:`ordmetrics._core.numerics` (within
+    1e-12 max(|a|, |b|), chained), and a tie group keeps the original order. An infinite score
+    (``log_loss`` of a zero probability on the true class) is tied only with an equal
+    infinity: +inf ranks after every finite score. Scores passed as an array or returned by a
+    callable are compared exactly. Rows of weight 0 are left out: they change no cut and join
+    no two scores into a tie.
 
     At a fraction f the first n(f) = max(1, floor(f N + 1/2)) rows are kept, so the
     worst-scored rows are removed first (N = 10: f = 0.25 keeps 3 rows, f = 0.45 keeps 5).

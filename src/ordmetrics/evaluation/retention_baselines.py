@@ -1,13 +1,15 @@
-"""The cuts of a retention curve and its random baseline: the retained weight at each
-fraction, the confusion counts of every retained prefix of one or many orderings, the Monte
-Carlo (or hypergeometric) counts of random removal, and the normalised area under the curve.
+"""The cuts of a retention curve and its baselines: the retained weight at each fraction, the
+confusion counts of every retained prefix of one or many orderings, the per-cell losses that
+rank the oracle's rows, the Monte Carlo (or hypergeometric) counts of random removal, and the
+normalised area under the curve.
 
 See the Notes of :func:`ordmetrics.evaluation.retention.retention_curve` for the rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from ordmetrics.evaluation.retention_sampler import (
     hypergeometric_counts_background,
     row_ordering_counts,
 )
+from ordmetrics.metrics.decisions import builtin_matrix
 
 #: Populations (total integer weight) up to which the hypergeometric sampler draws: beyond,
 #: its log-factorial differences lose too many digits (the limit of NumPy's sampler too).
@@ -165,6 +168,27 @@ def _random_counts_rows(
     return row_ordering_counts(cells, weight, targets, tol, kk, first, n_draws, seed)
 
 
+def _cell_losses(metric: str, options: Mapping[str, Any], k: int) -> np.ndarray:
+    """The per-row loss (for accuracy and within_k_accuracy, the credit) of each cell
+    (y, yhat), K x K: the value of metric (one of
+    :data:`~ordmetrics.evaluation.retention.DECOMPOSABLE`) on a single row in that cell.
+
+    Read from the metric's definition, O(K^2): evaluating the K^2 one-row confusion matrices
+    would take K^4 memory and time (767 MB at K = 100). ``options`` were checked by
+    :func:`~ordmetrics.evaluation.retention.retention_curve`.
+    """
+    distance = builtin_matrix("absolute", k)
+    if metric == "expected_cost":
+        costs = options.get("costs", "absolute")
+        if isinstance(costs, str):
+            return builtin_matrix(costs, k)
+        return np.array(costs, dtype=np.float64)
+    if metric == "mae":
+        return distance
+    within = 0 if metric == "accuracy" else int(options.get("k", 1))
+    return (distance <= within).astype(np.float64)
+
+
 class RandomDraws:
     """The draws of the random-removal baseline, started before the curve is computed.
 
@@ -256,7 +280,10 @@ class RandomDraws:
         Drawn and evaluated a few draws at a time (at most :data:`_PIECE_ELEMENTS` counts,
         still in the processor's cache when evaluated), the pieces on several threads (the
         samplers and NumPy release the GIL): each value depends only on its draw, so the
-        pieces and the threads change nothing.
+        pieces and the threads change nothing. That holds by construction: the evaluator
+        reduces every matrix over its own contiguous K x K block, in an order fixed by K (no
+        matrix product, einsum or BLAS kernel, whose order of summation depends on the number
+        of matrices in the batch and on the processor).
         """
         k, m, n = self.k, self.targets.size, self.n_random
         if self.kappa is not None:  # kappa of each draw and target, drawn by chunks

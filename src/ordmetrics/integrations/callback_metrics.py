@@ -16,7 +16,13 @@ from ordmetrics._core.registry import (
     get_metric,
 )
 from ordmetrics._core.validation import (
+    SUM_TOLERANCE,
+    as_weights,
+    check_flag,
     check_option,
+    fmt_rows,
+    renormalize_rows,
+    sum_tolerance,
     type_name,
 )
 from ordmetrics.evaluation.metric_set import (
@@ -81,18 +87,92 @@ def monitor_mode(metric: str | MetricSpec | MetricEntry) -> Literal["min", "max"
 # --------------------------------------------------------------------------------------------
 
 
-class _Metrics:
-    """The metrics of a callback, their logged names and modes, and their computation."""
+#: Machine epsilon of the half-precision dtypes, by NumPy dtype name. ``bfloat16`` is the
+#: type of ml_dtypes (what Keras and JAX hand to NumPy), which NumPy itself lacks.
+HALF_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
 
-    def __init__(self, metrics: Any, labels: Any, prefix: Any, decision: Any) -> None:
+
+def half_tolerance(eps: float, n_classes: int) -> float:
+    """Row-sum tolerance for probabilities rounded to a precision of machine epsilon ``eps``.
+
+    ``4 K eps`` (at least 1e-6), the term of the scoring rules' tolerance that grows with the
+    precision: 0.0195 for float16 and 0.156 for bfloat16 with K = 5. A softmax computed
+    entirely in that precision has row sums within about ``(K + 2) eps / 2`` of 1 (each entry
+    rounded once or twice, the sum of K exponentials K - 1 times), so the tolerance keeps a
+    margin of ``8 K / (K + 2) >= 4`` over it, while rows that are not probabilities at all
+    (independent sigmoids, scores) are still caught.
+    """
+    return max(SUM_TOLERANCE, 4.0 * n_classes * eps)
+
+
+def missing_rows(values: np.ndarray) -> np.ndarray:
+    """Positions of the missing entries (NaN, None) of a 1-D array of classes or weights."""
+    if values.dtype.kind in "fc":
+        return np.flatnonzero(np.isnan(values))
+    if values.dtype == object:
+        return np.flatnonzero([v is None or (isinstance(v, float) and v != v) for v in values])
+    return np.empty(0, dtype=np.int64)
+
+
+def check_targets(y: np.ndarray, name: str, where: str) -> None:
+    """Raise for missing true classes: the callbacks score every validation row."""
+    rows = missing_rows(y)
+    if rows.size:
+        raise ValueError(
+            f"{name} is missing (NaN or None) in {fmt_rows(rows)}{where}; every validation "
+            "sample needs its true class. Drop those samples from the validation data."
+        )
+
+
+def check_weights(w: Any, n: int, name: str, where: str) -> np.ndarray:
+    """Frequency weights (not None) as float64, refusing text, NaN, negative and infinite values.
+
+    A zero total is left to the metrics: a batch may weigh nothing when others do.
+    """
+    try:
+        arr = as_weights(w, n)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}{where}: {exc}") from None
+    if arr is None:  # pragma: no cover - the callers pass None on without checking it
+        raise TypeError(f"{name}{where}: expected frequency weights; got None.")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        raise ValueError(
+            f"{name} must be finite non-negative frequency weights; got "
+            f"{float(arr[bad[0]])!r} in {fmt_rows(bad)}{where}. Fix or drop those samples."
+        )
+    return arr
+
+
+class _Metrics:
+    """The metrics of a callback, their logged names and modes, and their computation.
+
+    ``owner`` (the callback's class name) and ``logits_hint`` (how that callback takes
+    logits) go into the messages, so that each names an option the callback has.
+    """
+
+    def __init__(
+        self,
+        metrics: Any,
+        labels: Any,
+        prefix: Any,
+        decision: Any,
+        *,
+        renormalize: Any = False,
+        owner: str = "the callback",
+        logits_hint: str = "apply a softmax first",
+    ) -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a string, e.g. 'val_'; got {type_name(prefix)}.")
         check_option(decision, "decision", RULES)
+        self.renormalize = check_flag(renormalize, "renormalize")
         # a MetricEntry accepts only metrics computable from probabilities or decisions
         self.metric_set: MetricSet = as_metric_set(metrics)
         self.labels = None if labels is None else list(labels)
         self.prefix = prefix
         self.decision = decision
+        self.owner = owner
+        self.logits_hint = logits_hint
         self.names: tuple[str, ...] = tuple(prefix + n for n in self.metric_set.names)
         self.modes: dict[str, Literal["min", "max"]] = {
             name: monitor_mode(e) for name, e in zip(self.names, self.metric_set, strict=True)
@@ -106,12 +186,63 @@ class _Metrics:
             "labels": self.labels,
             "prefix": self.prefix,
             "decision": self.decision,
+            "renormalize": self.renormalize,
+            "owner": self.owner,
+            "logits_hint": self.logits_hint,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         _Metrics.__init__(
-            self, state["entries"], state["labels"], state["prefix"], state["decision"]
+            self,
+            state["entries"],
+            state["labels"],
+            state["prefix"],
+            state["decision"],
+            renormalize=state.get("renormalize", False),
+            owner=state.get("owner", "the callback"),
+            logits_hint=state.get("logits_hint", "apply a softmax first"),
         )
+
+    def probabilities(self, P: np.ndarray, where: str, eps: float | None = None) -> np.ndarray:
+        """The predictions as the metrics read them, checked with the callback's messages.
+
+        Half precision (``eps`` given, or a float16 or bfloat16 array) is held to the
+        tolerance of its dtype (:func:`half_tolerance`), then converted to float64 and each
+        row divided by its sum: the metrics, which hold float64 to 1e-6, see the rows the model
+        meant. ``renormalize=True`` rescales the rows of any dtype.
+        """
+        eps = HALF_EPS.get(P.dtype.name) if eps is None else eps
+        if eps is not None or P.dtype.kind in "iub":
+            P = P.astype(np.float64)
+        elif P.dtype.kind != "f":
+            raise TypeError(
+                f"the model's predictions must be floating-point probabilities; got dtype "
+                f"{P.dtype}{where}."
+            )
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~np.isfinite(P).all(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"the model's predictions are NaN or infinite in {fmt_rows(bad)}{where}; "
+                f"{self.owner} scores finite probabilities only. Has training diverged (a "
+                "learning rate too high, an overflow in float16)?"
+            )
+        if self.renormalize:
+            return renormalize_rows(np.asarray(P, dtype=np.float64), "the predictions")
+        k = P.shape[1]
+        tol = sum_tolerance(P.dtype, k) if eps is None else half_tolerance(eps, k)
+        sums = P.sum(axis=1, dtype=np.float64)
+        off = np.flatnonzero(np.abs(sums - 1.0) > tol)
+        if off.size:
+            dtype = "half precision" if eps is not None else str(P.dtype)
+            raise ValueError(
+                f"the predicted probabilities must sum to 1 in each row (tolerance {tol:g} "
+                f"for {dtype} with {k} classes); they do not in {fmt_rows(off)} (row "
+                f"{off[0]} sums to {sums[off[0]]:.10g}){where}. If these are logits, "
+                f"{self.logits_hint}; to rescale each row to sum 1, pass renormalize=True to "
+                f"{self.owner}."
+            )
+        return P / sums[:, None] if eps is not None else P
 
     def compute(self, y: Any, P: np.ndarray, w: Any, where: str) -> dict[str, float]:
         """Every metric of the set on (y, P, w); ``where`` goes into the note of an error."""
@@ -123,6 +254,7 @@ class _Metrics:
                 f"{P.shape}{where}. A binary model with one sigmoid output must output "
                 "[1 - p, p] instead."
             )
+        P = self.probabilities(P, where)
         k = P.shape[1]
         prefix = self.prefix
         return {
@@ -165,7 +297,11 @@ _COMMON_PARAMS = """\
     decision : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         The :func:`~ordmetrics.decide` rule giving the predicted classes of the agreement
         metrics (``qwk``, ``expected_cost``, ...), unless a metric entry fixes its own
-        ``decision``."""
+        ``decision``.
+    renormalize : bool, default False
+        Divide each row of predictions by its sum before the metrics see it. By default a
+        row must sum to 1 within the tolerance of its dtype (see Notes) and the callback
+        raises otherwise."""
 
 _COMMON_ATTRS = """\
     names : tuple of str

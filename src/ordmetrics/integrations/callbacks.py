@@ -43,11 +43,13 @@ Examples
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
+from ordmetrics._core.params import Interval, check_param
 from ordmetrics._core.validation import (
     check_flag,
     type_name,
@@ -57,6 +59,8 @@ from ordmetrics.integrations.callback_metrics import (
     _COMMON_PARAMS,
     _Metrics,
     _softmax,
+    check_targets,
+    check_weights,
     monitor_mode,
 )
 
@@ -89,7 +93,7 @@ from_logits : bool, default False
     Whether the model outputs logits (a softmax, computed in float64, is applied) rather than
     probabilities (a final softmax layer).
 batch_size : int, optional
-    Passed to ``model.predict``.
+    Passed to ``model.predict``; a positive int (checked at construction).
 
 Attributes
 ----------
@@ -98,17 +102,24 @@ Attributes
 Raises
 ------
 ValueError
-    At construction, for an unknown metric, option or ``decision``, or a malformed
-    ``validation_data``; at the end of an epoch, for predictions that are not one
-    probability row per sample (the error says which metric and epoch), or if ``logs``
-    already holds a logged name (a compiled metric of the same name: choose another
-    ``prefix``).
+    At construction, for an unknown metric, option or ``decision``, a ``batch_size`` below 1,
+    or a malformed ``validation_data`` (no samples, missing true classes, weights that are
+    negative, NaN or infinite, lengths that disagree); at the end of an epoch, for
+    predictions that are not one probability row per sample (the error says which metric
+    and epoch), or if ``logs`` already holds a logged name (a compiled metric of the same
+    name: choose another ``prefix``).
+TypeError
+    At construction, for weights given as text or a ``batch_size`` that is not an int.
 
 Notes
 -----
 The model's output must have one column per class in ordinal order. Predictions in float32
 (the usual Keras output) are accepted with the row-sum tolerance of the scoring rules for
-float32; the metrics are computed as for NumPy input.
+float32; the metrics are computed as for NumPy input. Under a mixed-precision policy
+(``mixed_float16``, ``mixed_bfloat16``) the model outputs half precision: its rows must sum
+to 1 within ``4 K eps`` of that precision (0.0195 for float16, 0.156 for bfloat16 with K = 5;
+a softmax rounded to it is off by about ``(K + 2) eps / 2`` at most), and are then converted
+to float64 and divided by their sums before the metrics see them.
 
 Examples
 --------
@@ -170,8 +181,40 @@ def _check_validation_data(validation_data: Any) -> tuple[Any, Any, Any]:
             f"y_val must hold one true class per sample, shape (n_samples,); got shape "
             f"{y.shape}. One-hot targets: pass y.argmax(axis=1)."
         )
-    w = None if not rest or rest[0] is None else np.asarray(rest[0], dtype=np.float64)
-    return x, y, w
+    n_x = _rows_of(x)
+    if y.size == 0 or n_x == 0:
+        # model.predict on no data fails inside Keras with an UnboundLocalError
+        rows = "" if n_x is None else f"X_val has {n_x} rows, "
+        raise ValueError(
+            f"validation_data holds no samples ({rows}y_val {y.size} true classes); the "
+            "metrics need at least one validation sample. Pass the held-out data as "
+            "validation_data=(X_val, y_val)."
+        )
+    if n_x is not None and n_x != y.size:
+        raise ValueError(
+            f"validation_data: X_val has {n_x} rows but y_val {y.size} true classes; pass "
+            "one true class per sample."
+        )
+    check_targets(y, "y_val", "")
+    if not rest or rest[0] is None:
+        return x, y, None
+    return x, y, check_weights(rest[0], y.size, "sample_weight of validation_data", "")
+
+
+def _rows_of(x: Any) -> int | None:
+    """The number of rows of an array-like ``X_val``; None for other inputs (datasets, dicts).
+
+    Only an object with a ``shape`` is read: the length of a Keras ``PyDataset`` or a
+    generator is a number of batches, not of samples.
+    """
+    shape = getattr(x, "shape", None)
+    try:
+        return int(shape[0]) if shape is not None and len(shape) >= 1 else None
+    except (TypeError, IndexError):
+        return None
+
+
+_BATCH_SIZE = [None, Interval(numbers.Integral, 1, None, closed="left")]
 
 
 def _make_keras_callback() -> type:
@@ -188,12 +231,21 @@ def _make_keras_callback() -> type:
             decision: str = "argmax",
             from_logits: bool = False,
             batch_size: int | None = None,
+            renormalize: bool = False,
         ) -> None:
             super().__init__()
-            self._metrics = _Metrics(metrics, labels, prefix, decision)
+            self._metrics = _Metrics(
+                metrics,
+                labels,
+                prefix,
+                decision,
+                renormalize=renormalize,
+                owner="KerasOrdmetricsCallback",
+                logits_hint="pass from_logits=True to KerasOrdmetricsCallback",
+            )
             self._x, self._y, self._w = _check_validation_data(validation_data)
             self.from_logits = check_flag(from_logits, "from_logits")
-            self.batch_size = batch_size
+            self.batch_size = check_param(batch_size, "batch_size", _BATCH_SIZE)
             self.history: dict[str, list[float]] = {n: [] for n in self._metrics.names}
             self.epochs: list[int] = []
 

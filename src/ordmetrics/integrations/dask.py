@@ -69,6 +69,7 @@ from ordmetrics.io.frame_columns import (
     group_key_rows,
     import_narwhals,
     label_proba_columns,
+    numeric_column,
 )
 
 __all__ = ["DEFAULT_SPLIT_EVERY", "evaluate"]
@@ -258,15 +259,16 @@ def _partition_state(part: Any, index: int, spec: Mapping[str, Any]) -> Any:
         )
         if keep is not None:
             part = part[keep]
-    P = part[spec["proba"]].to_numpy(dtype=np.float64, na_value=np.nan)
-    weight = spec["weight"]
-    w = None if weight is None else part[weight].to_numpy(dtype=np.float64, na_value=np.nan)
-    y = part[spec["truth"]]
-    ev = Evaluator.from_state_dict(spec["state"])
     where = (
         f"(in partition {index} of the Dask frame; the row numbers above count from the first "
         "row of that partition)"
     )
+    weight = spec["weight"]
+    with _noted(where):
+        P = _float_columns(part, spec["proba"], "proba")
+        w = None if weight is None else _float_columns(part, [weight], "sample_weight")[:, 0]
+    y = part[spec["truth"]]
+    ev = Evaluator.from_state_dict(spec["state"])
     if not by:
         with _noted(where):
             ev.update(y, P, w)
@@ -281,6 +283,18 @@ def _partition_state(part: Any, index: int, spec: Mapping[str, Any]) -> Any:
         with _noted(where):
             ev.update(y.iloc[rows], P[rows], None if w is None else w[rows])
         out[key] = (values, ev.state_dict())
+    return out
+
+
+def _float_columns(part: Any, names: Sequence[Any], arg: str) -> np.ndarray:
+    """The columns of a partition as float64, read as :func:`ordmetrics.evaluate` reads a
+    frame's: a column of text is refused with its TypeError, even where the frame's metadata
+    (which Dask infers from a sample) calls it numeric."""
+    nw = import_narwhals()
+    frame = nw.from_native(part, eager_only=True)
+    out = np.empty((len(part), len(names)), dtype=np.float64)
+    for j, name in enumerate(names):
+        out[:, j] = numeric_column(frame, name, arg, nw)
     return out
 
 

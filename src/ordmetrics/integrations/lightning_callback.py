@@ -19,6 +19,8 @@ from ordmetrics.integrations.callback_metrics import (
     _COMMON_ATTRS,
     _COMMON_PARAMS,
     _Metrics,
+    check_targets,
+    check_weights,
 )
 
 __all__ = ["make_lightning_callback"]
@@ -80,6 +82,10 @@ RuntimeError
 
 Notes
 -----
+Probabilities in half precision (``torch.float16``, ``torch.bfloat16``, as ``.half()`` or
+autocast give them) must sum to 1 within ``4 K eps`` of their dtype (0.0195 for float16, 0.156
+for bfloat16 with K = 5), not within the 1e-6 of float64; each batch is then converted to
+float64 and its rows divided by their sums before the metrics see them.
 The values are logged as float64 tensors on the CPU, so ``trainer.callback_metrics`` and a
 ``ModelCheckpoint``'s ``best_model_score`` hold exactly the values of ``history``.
 ``history`` and ``epochs`` are the callback's state in Lightning checkpoints (restored when
@@ -113,16 +119,24 @@ def _import_lightning() -> Any:
     return pl
 
 
-def _to_numpy(value: Any, key: str, where: str) -> np.ndarray:
+def _to_numpy(value: Any, key: str, where: str) -> tuple[np.ndarray, float | None]:
+    """The values as a NumPy array, and the machine epsilon of a half-precision tensor.
+
+    Half precision is converted to float64 (exactly; NumPy has no bfloat16), and its epsilon
+    returned, so that its rows are held to the tolerance of the precision they were computed
+    in rather than to that of float64.
+    """
     import torch
 
     if isinstance(value, torch.Tensor):
         t = value.detach()
+        eps = None
         if t.dtype in (torch.float16, torch.bfloat16):
-            t = t.float()  # exact; NumPy has no bfloat16
-        return t.cpu().numpy()
+            eps = float(torch.finfo(t.dtype).eps)
+            t = t.double()
+        return t.cpu().numpy(), eps
     try:
-        return np.asarray(value)
+        return np.asarray(value), None
     except Exception:  # pragma: no cover - np.asarray accepts almost anything
         raise TypeError(f"validation_step's {key!r} could not be read{where}.") from None
 
@@ -143,9 +157,18 @@ def make_lightning_callback() -> type:
             to_proba: Callable[[torch.Tensor], Any] | None = None,
             dataloader_idx: int = 0,
             prog_bar: bool = False,
+            renormalize: bool = False,
         ) -> None:
             super().__init__()
-            self._metrics = _Metrics(metrics, labels, prefix, decision)
+            self._metrics = _Metrics(
+                metrics,
+                labels,
+                prefix,
+                decision,
+                renormalize=renormalize,
+                owner="LightningOrdmetricsCallback",
+                logits_hint="return them as 'logits' from validation_step instead of 'proba'",
+            )
             if to_proba is not None and not callable(to_proba):
                 raise TypeError(f"to_proba must be callable; got {type_name(to_proba)}.")
             if isinstance(dataloader_idx, bool) or not isinstance(dataloader_idx, int):
@@ -215,7 +238,7 @@ def make_lightning_callback() -> type:
                     f"'logits' (turned into probabilities by to_proba); got {got}{where}."
                 )
             if "proba" in outputs:
-                P = _to_numpy(outputs["proba"], "proba", where)
+                P, eps = _to_numpy(outputs["proba"], "proba", where)
             else:
                 logits = outputs["logits"]
                 if self.to_proba is None:
@@ -224,8 +247,8 @@ def make_lightning_callback() -> type:
                     proba = torch.softmax(logits.detach().to("cpu", torch.float64), dim=1)
                 else:
                     proba = self.to_proba(logits.detach())
-                P = _to_numpy(proba, "logits", where)
-            y = _to_numpy(outputs["target"], "target", where)
+                P, eps = _to_numpy(proba, "logits", where)
+            y, _ = _to_numpy(outputs["target"], "target", where)
             if y.ndim == 2 and y.shape[1] == 1:
                 y = y[:, 0]
             if P.ndim != 2 or y.ndim != 1 or P.shape[0] != y.shape[0]:
@@ -238,11 +261,15 @@ def make_lightning_callback() -> type:
                     f"validation batches disagree on the number of classes: "
                     f"{self._proba[0].shape[1]} and {P.shape[1]}{where}."
                 )
+            if P.shape[1] >= 2:  # fewer classes: compute() says what the shape must be
+                P = self._metrics.probabilities(P, where, eps)
+            check_targets(y, "validation_step's 'target'", where)
             self._proba.append(P)
             self._target.append(y)
             if "sample_weight" in outputs and outputs["sample_weight"] is not None:
-                w = _to_numpy(outputs["sample_weight"], "sample_weight", where)
-                self._weight.append(np.asarray(w, dtype=np.float64).reshape(-1))
+                w, _ = _to_numpy(outputs["sample_weight"], "sample_weight", where)
+                name = "validation_step's 'sample_weight'"
+                self._weight.append(check_weights(w.reshape(-1), y.shape[0], name, where))
             elif self._weight:
                 raise ValueError(
                     f"validation_step returned 'sample_weight' for some batches only{where}."

@@ -75,8 +75,28 @@ def _rows(mask: torch.Tensor, limit: int = 5) -> str:
 
 
 def _sum_tolerance(dtype: torch.dtype, n_classes: int) -> float:
-    """The row-sum tolerance of the NumPy scoring rules, for a torch dtype."""
+    """The row-sum tolerance of the NumPy scoring rules, for a torch dtype.
+
+    ``4 K eps``: 2.4e-6 for float32 with K = 5, 0.0195 for float16 (eps = 2^-10) and 0.156
+    for bfloat16 (eps = 2^-7). A softmax computed in that precision has row sums within about
+    ``(K + 2) eps / 2`` of 1, so the tolerance keeps a margin of ``8 K / (K + 2) >= 4``.
+    """
     return max(SUM_TOLERANCE, 4.0 * n_classes * float(torch.finfo(dtype).eps))
+
+
+#: Half-precision dtypes, computed in float32 (see :func:`_work_dtype`).
+_HALF = (torch.float16, torch.bfloat16)
+
+
+def _work_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype a loss is computed in: float32 for half precision, else the input's own.
+
+    The cumulative sums and squares of a half-precision row would add several roundings of
+    2^-11 (float16) or 2^-8 (bfloat16) each; in float32 only the final rounding to the input's
+    dtype is left. Weights are cast to it too, so that a weight above 65504 does not become
+    inf in float16.
+    """
+    return torch.float32 if dtype in _HALF else dtype
 
 
 def _check_options(reduction: Any, from_logits: Any, normalize: Any = True) -> None:
@@ -160,7 +180,7 @@ def _check_inputs(
                 f"{func}: sample_weight must have shape (N,) = ({n},), one weight per row; got "
                 f"shape {tuple(w.shape)}."
             )
-        w = w.to(input.dtype)
+        w = w.to(_work_dtype(input.dtype))
 
     with torch.no_grad():
         x = input.detach()
@@ -250,15 +270,18 @@ def _score(
     w = _check_inputs(
         input, target, sample_weight, from_logits=from_logits, reduction=reduction, func=func
     )
-    p = torch.softmax(input, dim=1) if from_logits else input
+    x = input.to(_work_dtype(input.dtype))  # autograd casts the gradient back
+    p = torch.softmax(x, dim=1) if from_logits else x
     # the rule's array-API formula (the one of the device path), on torch: autograd follows it
     scores = rule.formula(_xp_torch, p, target, param)
     if reduction == "none":
-        return scores
-    if w is None:
-        return scores.mean() if reduction == "mean" else scores.sum()
-    total = (w * scores).sum()
-    return total / w.sum() if reduction == "mean" else total
+        out = scores
+    elif w is None:
+        out = scores.mean() if reduction == "mean" else scores.sum()
+    else:
+        total = (w * scores).sum()
+        out = total / w.sum() if reduction == "mean" else total
+    return out.to(input.dtype)
 
 
 _COMMON_PARAMS = """\
@@ -266,8 +289,10 @@ _COMMON_PARAMS = """\
         Logits (``from_logits=True``, the default) or probabilities, one row per sample and
         one column per class in ordinal order; a floating dtype (float64 for results that
         agree with the NumPy rules to 1e-12). Probabilities must lie in [0, 1] and each row
-        must sum to 1 within the tolerance of the NumPy rules (1e-6, wider for float32 with
-        many classes, and for float16).
+        must sum to 1 within ``max(1e-6, 4 K eps)`` for the dtype's machine epsilon ``eps``
+        (1e-6 for float64; 0.0195 for float16 and 0.156 for bfloat16 with K = 5). Half
+        precision (float16, bfloat16) is computed in float32 and the result rounded to the
+        input's dtype (so a ``"sum"`` above 65504 is inf in float16).
     target : torch.Tensor, shape (N,)
         The true classes as integer class indices ``0..K-1`` (``torch.long``), on the device
         of ``input``.

@@ -9,8 +9,9 @@ fallback of the command line for that case:
   pyarrow and pandas type it: ``int64`` when every field is an integer, ``float64`` when every
   field is a number or missing (a missing integer column is ``float64`` with NaN, as pandas
   reads it), else text (an object array of ``str``, None where missing). A field is missing
-  when it is empty or one of :data:`NULL_VALUES` (the null markers of pyarrow's and pandas'
-  readers).
+  when it is one of :data:`~ordmetrics.io.sources.NULL_VALUES` (the empty field, ``NA``,
+  ``NaN``, ``null``, ``None``, ...: the one list of every reader), unless it is one of the
+  class labels.
 * :func:`metric_table` computes the records of :func:`ordmetrics.report.html.metric_table` from a
   :class:`ColumnTable` by calling the metric functions of the core on the rows of every group
   (the groups in order of first appearance, a row with a missing group value handled as
@@ -48,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from ordmetrics.io.column_table import ColumnTable, check_numeric, is_numeric
+from ordmetrics.io.sources import NULL_VALUES, InputError, null_markers, show_delimiter
 
 __all__ = [
     "NULL_VALUES",
@@ -57,30 +59,6 @@ __all__ = [
     "metric_table",
     "read_csv",
 ]
-
-#: Fields read as a missing value (besides the empty field): the default null markers of
-#: pyarrow's CSV reader, which pandas also reads as missing.
-NULL_VALUES: frozenset[str] = frozenset(
-    {
-        "",
-        "#N/A",
-        "#N/A N/A",
-        "#NA",
-        "-1.#IND",
-        "-1.#QNAN",
-        "-NaN",
-        "-nan",
-        "1.#IND",
-        "1.#QNAN",
-        "N/A",
-        "NA",
-        "NULL",
-        "NaN",
-        "n/a",
-        "nan",
-        "null",
-    }
-)
 
 # one field per line: what float() must parse the same way as pyarrow and pandas (no
 # underscores, no surrounding blanks)
@@ -101,17 +79,16 @@ _DECIMALS = frozenset("0123456789\n.+-eE")
 
 
 def _error(source: str, delimiter: str, why: str) -> ValueError:
-    from ordmetrics.io.sources import InputError, show_delimiter
-
     return InputError(
         f"could not parse {source!r} as CSV with delimiter {show_delimiter(delimiter)}: {why}"
     )
 
 
-def _column(values: tuple[str, ...]) -> np.ndarray:
-    """One column of fields typed as pyarrow / pandas type it (see the module docstring)."""
+def _column(values: tuple[str, ...], nulls: frozenset[str] = NULL_VALUES) -> np.ndarray:
+    """One column of fields typed as pyarrow / pandas type it (see the module docstring);
+    the fields in ``nulls`` are missing."""
     n = len(values)
-    missing = np.fromiter(map(NULL_VALUES.__contains__, values), dtype=bool, count=n)
+    missing = np.fromiter(map(nulls.__contains__, values), dtype=bool, count=n)
     any_missing = bool(missing.any())
     present = (
         [v for v, m in zip(values, missing.tolist(), strict=True) if not m]
@@ -143,7 +120,9 @@ def _column(values: tuple[str, ...]) -> np.ndarray:
     return text
 
 
-def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> ColumnTable:
+def read_csv(
+    source: Path | io.BytesIO | bytes, delimiter: str, name: Any, labels: Any = None
+) -> ColumnTable:
     """Read a CSV file into a :class:`ColumnTable` with the standard library.
 
     Parameters
@@ -154,6 +133,9 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
         The field delimiter (one character).
     name : str or Path
         The file's name, for the messages.
+    labels : sequence, optional
+        The class labels: a field that is one of them is that label, never a missing value
+        (see :func:`~ordmetrics.io.sources.null_markers`).
 
     Returns
     -------
@@ -166,8 +148,6 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
         For a file that is not UTF-8, is empty, or has a row with more or fewer fields than
         the header (naming the line).
     """
-    from ordmetrics.io.sources import InputError
-
     source_name = str(name)
     if isinstance(source, Path):
         data = source.read_bytes()
@@ -196,7 +176,7 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
     if dups:
         raise InputError(
             f"{source_name!r} has the column {dups[0]!r} more than once; column names must be "
-            "unique."
+            "unique: rename one of them."
         )
     lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
     bad = np.flatnonzero(lengths != width)
@@ -209,7 +189,8 @@ def read_csv(source: Path | io.BytesIO | bytes, delimiter: str, name: Any) -> Co
             f"header {width}.",
         )
     fields = list(zip(*rows[1:], strict=True)) if len(rows) > 1 else [()] * width
-    return ColumnTable({h: _column(tuple(f)) for h, f in zip(header, fields, strict=True)})
+    nulls = frozenset(null_markers(labels))
+    return ColumnTable({h: _column(tuple(f), nulls) for h, f in zip(header, fields, strict=True)})
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,8 +202,6 @@ def labels_option(
     text: str | None, table: ColumnTable, truth: str, proba: list[str], split: Any
 ) -> list[Any] | None:
     """``--labels`` in the type of the truth column (what ``cli._labels`` does for frames)."""
-    from ordmetrics.io.sources import InputError
-
     column = table[truth]
     if text is None:
         if is_numeric(column):

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ordmetrics.io.sources import null_markers
+
 __all__ = [
     "CSV_BLOCK",
     "CSV_BLOCK_MAX",
@@ -54,13 +56,20 @@ def import_pyarrow() -> Any:
 
 
 class FileSource:
-    """Batches of the needed columns, with the progress made (rows, or bytes for CSV)."""
+    """Batches of the needed columns, with the progress made (rows, or bytes for CSV).
 
-    def __init__(self, pa: Any, path: Path, kind: str, delimiter: str | None) -> None:
+    A CSV field is missing when it is one of the null markers of every reader
+    (:func:`~ordmetrics.io.sources.null_markers`), unless it is one of ``labels``.
+    """
+
+    def __init__(
+        self, pa: Any, path: Path, kind: str, delimiter: str | None, labels: Any = None
+    ) -> None:
         self.pa = pa
         self.path = path
         self.kind = kind
         self.delimiter = delimiter or ("\t" if ".tsv" in path.name.lower() else ",")
+        self.nulls = null_markers(labels) if kind == "csv" else []
         self.file: Any = None
         self.raw: Any = None
         self.block = CSV_BLOCK
@@ -72,6 +81,14 @@ class FileSource:
                 f"file: {exc}"
             ) from None
         self.columns = [str(c) for c in self.schema.names]
+        seen: set[str] = set()
+        for c in self.columns:  # a repeated name would be ambiguous (or renamed elsewhere)
+            if c in seen:
+                raise ValueError(
+                    f"{path.name!r} has the column {c!r} more than once; column names must be "
+                    "unique: rename one of them."
+                )
+            seen.add(c)
 
     def _open(self) -> None:
         path, kind = self.path, self.kind
@@ -118,6 +135,7 @@ class FileSource:
             convert_options=pacsv.ConvertOptions(
                 include_columns=include,
                 column_types=types,
+                null_values=self.nulls,
                 strings_can_be_null=True,
             ),
         )

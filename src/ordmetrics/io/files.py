@@ -41,7 +41,7 @@ from ordmetrics.io.file_batches import (
     truth_column,
 )
 from ordmetrics.io.frame_columns import group_key_rows
-from ordmetrics.io.sources import CSV_SUFFIXES, PARQUET_SUFFIXES, file_kind
+from ordmetrics.io.sources import CSV_SUFFIXES, PARQUET_SUFFIXES, check_stored_order, file_kind
 from ordmetrics.io.table_columns import fix_row_sums, match_label_columns
 
 __all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "evaluate_file"]
@@ -209,16 +209,20 @@ def evaluate_file(
         carries its own order.
     proba : str or list of str
         The probability columns, one per class in ordinal order: a list of column names, or a
-        prefix, which takes every column whose name starts with it, in file order. Columns
-        named after the classes (``p_mild`` for the label ``mild``, ``p_Very_Good`` for
-        ``"Very Good"``, ``p_2`` for the class 2 of integer truth) are taken in the order of
-        ``labels``; a list naming them in another order, or columns of which only some are
-        named after labels, raise a ValueError.
+        prefix, which takes every column whose name starts with it, paired with the classes
+        by name (:func:`ordmetrics.io.table_columns.match_label_columns`): columns numbered
+        ``0..K-1`` or ``1..K`` in the order of their numbers, columns named after the classes
+        (``p_mild`` for the label ``mild``, ``p_very_good`` for ``"Very Good"``: compared
+        after casefolding and dropping every character that is not a letter or digit) in the
+        order of ``labels``; names that do not match the labels one-to-one, or a list naming
+        them in another order, raise a ValueError. The file's order is never used.
     metrics : list or MetricSet, optional
         As in :func:`ordmetrics.evaluate`; default :data:`~ordmetrics.DEFAULT_METRICS`.
         Calibration metrics must use uniform bins (see :class:`~ordmetrics.stream.Evaluator`).
     labels : sequence, optional
-        The class labels in ordinal order; needed for string truth.
+        The class labels in ordinal order; needed for string truth, unless the truth column
+        is an ordered dictionary, whose stored order they must then repeat (a ValueError
+        otherwise). A CSV field that is one of them is that class, never a missing value.
     sample_weight : str, optional
         A column of non-negative frequency weights.
     by : str or list of str, optional
@@ -233,9 +237,11 @@ def evaluate_file(
         across row groups), a CSV file in blocks of at most 1 MiB (pyarrow reads up to 32
         blocks ahead) joined into batches of this many rows.
     nan_policy : {"raise", "omit", "propagate"}, default "raise"
-        Rows with a missing value (an empty cell or NaN in the truth, probability or weight
-        columns): raise an error, drop them, or give NaN for every metric; and rows with a
-        missing group key (see ``by``).
+        Rows with a missing value (a null or NaN in the truth, probability or weight columns;
+        in a CSV file, a field that is one of the null markers
+        :data:`~ordmetrics.io.sources.NULL_VALUES`, the empty field, ``NA``, ``NaN``,
+        ``null``, ``None``, ..., and not one of ``labels``): raise an error, drop them, or give
+        NaN for every metric; and rows with a missing group key (see ``by``).
     decision : {"argmax", "median", "expected", "min_cost"}, default "argmax"
         The :func:`~ordmetrics.decide` rule of the agreement metrics.
     delimiter : str, optional
@@ -247,10 +253,11 @@ def evaluate_file(
     max_exact, n_grid : int
         The ranking table of the :class:`~ordmetrics.stream.Evaluator`.
     renormalize : bool, default False
-        Rescale every probability row to sum 1 (by default each must sum to 1 within 1e-6).
+        Rescale every probability row to sum 1 (by default each must sum to 1 within
+        max(1e-6, K x 5e-7), which accepts probabilities rounded to 6 decimals).
     sum_tolerance : float, optional
-        Accept the probability rows whose sums lie within this distance of 1 (e.g. 1e-5 for
-        probabilities rounded to 6 decimals) and rescale them to sum 1; any other row is an
+        Accept the probability rows whose sums lie within this distance of 1 (e.g. 1e-4 for
+        probabilities rounded to 5 decimals) and rescale them to sum 1; any other row is an
         error.
 
     Returns
@@ -269,7 +276,9 @@ def evaluate_file(
         For an option out of range or of the wrong type (``batch_size``, ``renormalize``,
         ``sum_tolerance``, ``progress``, ``nan_policy``: checked before anything is read), a
         file type that is not recognised, a column that is not in the file (with the columns
-        that are), non-numeric probability or weight columns, and the errors of
+        that are), a column name that the file repeats, non-numeric probability or weight
+        columns, ``labels`` that disagree with the order an ordered dictionary truth column
+        stores, an empty string among the ``labels`` of a CSV file, and the errors of
         :meth:`~ordmetrics.stream.Evaluator.update`, with a note naming the rows of the batch.
 
     Examples
@@ -304,19 +313,22 @@ def evaluate_file(
             f"delimiter must be one character, e.g. ';' or '\\t'; got {delimiter!r}. Pass "
             "None for the default (',', or a tab for .tsv files)."
         )
-    source = FileSource(pa, path, kind, delimiter)
+    source = FileSource(pa, path, kind, delimiter, labels)
     where = f"the file {path.name!r}"
     columns = source.columns
     truth_col = _column(truth, "truth", columns, where)
     proba_cols = _proba_columns(proba, columns, where)
-    proba_cols = match_label_columns(
-        proba_cols, labels, prefix=proba if isinstance(proba, str) else None
-    )
     weight_col = (
         None if sample_weight is None else _column(sample_weight, "sample_weight", columns, where)
     )
     by_cols = _by_columns(by, columns, where)
     _check_roles(truth_col, proba_cols, weight_col, by_cols)
+    prefix = proba if isinstance(proba, str) else None
+    # without labels a Parquet truth column may store the classes: the names are paired with
+    # them once the first batch is read (never with the file's order)
+    paired = labels is not None or kind != "parquet"
+    if paired:
+        proba_cols = match_label_columns(proba_cols, labels, prefix=prefix)
     numeric = proba_cols + ([] if weight_col is None else [weight_col])
     if kind == "parquet":
         _check_numeric(pa, source.schema, proba_cols, "proba", where)
@@ -358,6 +370,11 @@ def evaluate_file(
             if n == 0:
                 continue
             y, categories = truth_column(pa, batch.column(truth_col))
+            if labels is not None and categories is not None:  # the file's order, or an error
+                check_stored_order(categories, list(labels), truth_col, repr(path.name))
+            if not paired:  # the stored classes (or, without them, 0..K-1) name the columns
+                proba_cols = match_label_columns(proba_cols, categories, prefix=prefix)
+                paired = True
             if file_labels is None and categories is not None:
                 file_labels = categories
                 first = Evaluator(labels=file_labels, **options)

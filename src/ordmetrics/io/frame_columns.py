@@ -134,7 +134,7 @@ def check_column(name: Any, arg: str, columns: list[Any]) -> Any:
 def proba_columns(proba: Any, columns: list[Any]) -> list[Any]:
     """The columns that ``proba`` names: a list of column names, or a prefix (table order).
 
-    :func:`label_proba_columns` then puts columns named after the classes in class order.
+    :func:`label_proba_columns` then pairs them with the classes by name.
     """
     if isinstance(proba, str):
         chosen = [c for c in columns if isinstance(c, str) and c.startswith(proba)]
@@ -338,17 +338,25 @@ def label_proba_columns(
     """The probability columns that ``proba`` selects, in the order of the classes.
 
     The one reader of ``proba`` for every front (data frames, Dask frames, the CSV reader of
-    the base install): a list of names or a prefix (columns in table order), then, when the
-    names end in the class labels (``p_mild``), the order of ``labels`` (or, without labels,
-    of ``categories``, those of an ordered categorical truth); see
-    :func:`ordmetrics.io.readers.match_label_columns`.
+    the base install): a list of names (taken in its order) or a prefix, whose columns are
+    paired with the classes by name, in the order of ``labels`` (or, without labels, of
+    ``categories``, those of an ordered categorical truth), as
+    :func:`ordmetrics.io.table_columns.match_label_columns` states: names compared once
+    normalised (case, spaces, underscores, punctuation aside), numbered columns ``p_0..p_{K-1}``
+    or ``p1..pK`` in the order of their numbers, and an error for names that do not match the
+    labels one-to-one.
 
     Examples
     --------
     >>> from ordmetrics.io.frame_columns import label_proba_columns
     >>> label_proba_columns("p_", ["y", "p_hi", "p_lo"], ["lo", "hi"])
     ['p_lo', 'p_hi']
+    >>> label_proba_columns("p_", ["y", "p_weak_dem", "p_strong_dem"], ["Strong Dem", "Weak Dem"])
+    ['p_strong_dem', 'p_weak_dem']
     """
     chosen = proba_columns(proba, columns)
-    named = labels if labels is not None else categories
-    return match_label_columns(chosen, named, prefix=proba if isinstance(proba, str) else None)
+    named, what = labels, "labels"
+    if labels is None and categories is not None:
+        named, what = categories, "the categories of the ordered truth"
+    prefix = proba if isinstance(proba, str) else None
+    return match_label_columns(chosen, named, prefix=prefix, labels_arg=what)

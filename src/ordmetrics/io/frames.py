@@ -50,6 +50,7 @@ from ordmetrics.io.frame_columns import (
     import_narwhals,
     label_proba_columns,
     numeric_column,
+    proba_columns,
 )
 from ordmetrics.metrics.decisions import RULES
 
@@ -174,12 +175,13 @@ def read_frame(
     truth_col = check_column(truth, "truth", columns)
     dtype = frame.schema[truth_col]  # the categories of an ordered truth name the classes too
     categories = list(dtype.categories) if isinstance(dtype, nw.Enum) else None
-    proba_cols = label_proba_columns(proba, columns, labels, categories)
     by_cols = by_columns(by, columns)
     weight_col = (
         None if sample_weight is None else check_column(sample_weight, "sample_weight", columns)
     )
-    check_roles(truth_col, proba_cols, by_cols, weight_col, proba)
+    # the roles first: a prefix that takes the truth column is that error, not a naming one
+    check_roles(truth_col, proba_columns(proba, columns), by_cols, weight_col, proba)
+    proba_cols = label_proba_columns(proba, columns, labels, categories)
 
     P = np.empty((len(frame), len(proba_cols)), dtype=np.float64)
     for j, c in enumerate(proba_cols):
@@ -230,11 +232,16 @@ def evaluate(
     proba : str or list of str
         The probability columns, one per class in ordinal order: a list of column names, or a
         prefix string, which takes every column whose name starts with it, in frame order
-        (``"p_"`` takes ``p_0, p_1, ...``). Columns named after the classes (``p_mild`` for
-        the label ``mild``, ``p_Very_Good`` for ``"Very Good"``, ``p_2`` for the class 2 of
-        integer truth) are taken in the order of ``labels`` (or of an ordered categorical
-        truth); a list naming the classes in another order, or columns of which only some are
-        named after classes, raise a ValueError.
+        (``"p_"`` takes ``p_0, p_1, ...``). The columns a prefix takes are paired with the
+        classes by name, whatever their order in the frame: numbered ``p_0..p_{K-1}`` or
+        ``p1..pK``, in the order of their numbers; else named after the classes and taken in
+        the order of ``labels`` (or of an ordered categorical truth), names compared once
+        normalised (NFKC, casefolded, every character other than a letter or a digit
+        dropped: ``p_strong_dem``, ``p_Strong Dem`` and ``p_STRONG-DEM`` all name
+        ``"Strong Dem"``; ``p_2`` names the class 2 of integer labels). Names that do not
+        match the labels one-to-one, or a list naming the classes in another order, raise a
+        ValueError naming the columns and labels left unmatched, rather than pair a column
+        with the wrong class.
     metrics : list or MetricSet, optional
         Registered metric names, ``(name, options)`` pairs, entries and sets of
         :func:`metric_set`, or one :class:`MetricSet`. The default, :data:`DEFAULT_METRICS`,

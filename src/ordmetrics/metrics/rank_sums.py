@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ordmetrics._core.jit import njit
-from ordmetrics._core.numerics import scale_weights, snap_sorted
+from ordmetrics._core.numerics import TIE_SCALE_CAP, scale_weights, snap_sorted
 from ordmetrics._core.validation import Prepared
 
 __all__ = ["Sums", "counts_walk", "dense_codes", "expected_grade", "tie_group_walk"]
@@ -121,7 +121,8 @@ def counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_p
     """:func:`tie_group_walk` over the rows of positive weight ``w[order[p]]``, taken from a
     fixed sorted order ``s`` (with ``y`` sorted alike): the rows of weight 0 are skipped, and
     the tie groups are those of :func:`ordmetrics._core.numerics.snap_sorted` on the rows left
-    (``computed``: neighbours within ``tol * max(1, |a|, |b|)`` chained; else equal values).
+    (``computed``: neighbours within ``tol * max(|a|, |b|)`` chained, an infinity tied only with
+    an equal one; else equal values).
     Same sums, in the same row order within the fixed order, as the metric's walk.
     """
     n = s.size
@@ -149,7 +150,8 @@ def counts_walk(s, y, order, w, computed, tol, n_classes, total, d_class, want_p
             v = s[b]
             if b > a:
                 if computed:
-                    scale = max(1.0, max(abs(prev), abs(v)))
+                    # the scale capped: +-inf tied only with itself (inf - inf is NaN)
+                    scale = min(max(abs(prev), abs(v)), TIE_SCALE_CAP)
                     if v - prev > tol * scale:
                         break
                 elif v != prev:

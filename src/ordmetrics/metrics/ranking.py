@@ -15,8 +15,9 @@ kendall_tau tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2))                  [-1, 1]  
 ranked by its expected grade sum_k k p_k (k = 0..K-1). The expected grade is computed, so it
 carries rounding (``[0.4, 0, 0.6]`` and ``[0.2, 0.4, 0.4]`` give 1.2 and 1.2000000000000002):
 expected grades are grouped into ties by the rule of :mod:`ordmetrics._core.numerics` (sorted
-neighbours within 1e-12 max(1, |a|, |b|) of each other are tied, chained into groups), which
-never depends on the row order. A 1-D score is the caller's and is compared exactly.
+neighbours within 1e-12 max(|a|, |b|) of each other are tied, chained into groups, among the
+rows of positive weight), which never depends on the row order. A 1-D score is the caller's and
+is compared exactly.
 
 Weights are frequency weights: a row of integer weight w counts exactly as w repeated rows (so
 it forms w (w - 1) / 2 pairs with itself, tied in both y and s, and w_i w_j pairs with row j).
@@ -274,7 +275,7 @@ def kendall_tau(
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("kendall_tau", _constant_reason(sums))
         return math.nan
-    return min(1.0, max(-1.0, sums.S / math.sqrt(sums.n_y * sums.n_s)))
+    return _correlation(sums.S, sums.n_y, sums.n_s)
 
 
 @fill_doc(params=_PARAMS_TEMPLATE)
@@ -340,7 +341,7 @@ def spearman(
     if sums.y_groups < 2 or sums.score_groups < 2:
         warn_undefined("spearman", _constant_reason(sums))
         return math.nan
-    return min(1.0, max(-1.0, sums.cov / math.sqrt(sums.var_y * sums.var_s)))
+    return _correlation(sums.cov, sums.var_y, sums.var_s)
 
 
 def counts_evaluator(
@@ -408,10 +409,20 @@ def counts_evaluator(
         if y_groups < 2 or groups < 2:
             return math.nan
         if name == "kendall_tau":
-            return min(1.0, max(-1.0, float(S) / math.sqrt(n_y * float(n_s))))
-        return min(1.0, max(-1.0, float(cov) / math.sqrt(var_y * float(var_s))))
+            return _correlation(float(S), n_y, float(n_s))
+        return _correlation(float(cov), var_y, float(var_s))
 
     return evaluate, int(y.size)
+
+
+def _correlation(num: float, a: float, b: float) -> float:
+    """num / sqrt(a b), clipped to [-1, 1], as num / sqrt(a) / sqrt(b).
+
+    a and b are sums of products of scaled weights (each below 1): with weights spanning 1e160
+    their product falls among the subnormals (0.998 for a perfect ranking) and from 1e165
+    to 0; their square roots, and the quotients, stay normal.
+    """
+    return min(1.0, max(-1.0, num / math.sqrt(a) / math.sqrt(b)))
 
 
 def _constant_reason(sums: Sums) -> str:

@@ -3,9 +3,10 @@ r"""h-block cross-validation for time-ordered data (Ahmadian et al., Algorithm 4
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
+import operator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -24,6 +25,9 @@ __all__ = ["BlockSplit", "HBlockSplit"]
 _N_BLOCKS = [Interval(numbers.Integral, 2, None, closed="left")]
 _GAP = [Interval(numbers.Integral, 0, None, closed="left")]
 _STEP = [Interval(numbers.Integral, 1, None, closed="left")]
+#: The largest ``n_blocks`` accepted: a split holds one block number per block (8 bytes each),
+#: so 2^24 blocks take 128 MiB per split, and every block needs at least one sample.
+MAX_BLOCKS = 2**24
 
 
 class BlockSplit(NamedTuple):
@@ -131,7 +135,8 @@ class HBlockSplit:
     TypeError
         If a parameter has the wrong type.
     ValueError
-        If ``n_blocks < 2``, if the sizes leave no test block, no training block, or no
+        If ``n_blocks < 2`` or ``n_blocks > 2**24`` (``MAX_BLOCKS``: one split alone would
+        take over 128 MiB), if the sizes leave no test block, no training block, or no
         validation block when ``val_size > 0``, if ``gap`` leaves some split without training
         blocks, or (in :meth:`split`) if there are fewer samples than blocks.
 
@@ -242,7 +247,7 @@ class HBlockSplit:
     # -- the plan over blocks ------------------------------------------------------------------
 
     def _counts(self) -> tuple[int, int, int]:
-        h = check_param(self.n_blocks, "n_blocks", _N_BLOCKS)
+        h = _check_n_blocks(self.n_blocks)
         val = _size(self.val_size, "val_size")
         test = _size(self.test_size, "test_size")
         if test == 0:
@@ -273,30 +278,23 @@ class HBlockSplit:
                 )
         return n_train, n_val, n_test
 
-    def _plan(self) -> list[BlockSplit]:
+    def _plan(self) -> _SplitPlan:
         n_train, n_val, n_test = self._counts()
         gap = check_param(self.gap, "gap", _GAP)
         step = check_param(self.step, "step", _STEP)
         h = int(self.n_blocks)
         self.n_train_blocks, self.n_val_blocks, self.n_test_blocks = n_train, n_val, n_test
         span = n_val + n_test
-        blocks = np.arange(h)
-        plan = []
-        for start in range(0, h - span + 1, step):
-            end = start + span
-            keep = (blocks < start - gap) | (blocks >= end + gap)
-            if not keep.any():
-                ok = max(g for g in range(gap) if _every_split_trains(h, span, g, step))
-                raise ValueError(
-                    f"gap={gap} leaves no training block in the split whose validation/test "
-                    f"span is blocks {start}..{end - 1} of n_blocks={h}: each side of the span "
-                    f"loses up to {gap} blocks. Use gap <= {ok}, or more blocks with the same "
-                    "number of validation and test blocks."
-                )
-            plan.append(
-                BlockSplit(blocks[keep], blocks[start : start + n_val], blocks[start + n_val : end])
+        start = _first_untrained_start(h, span, gap, step)
+        if start is not None:
+            ok = _largest_gap(h, span, gap, step)
+            raise ValueError(
+                f"gap={gap} leaves no training block in the split whose validation/test "
+                f"span is blocks {start}..{start + span - 1} of n_blocks={h}: each side of the "
+                f"span loses up to {gap} blocks. Use gap <= {ok}, or more blocks with the same "
+                "number of validation and test blocks."
             )
-        return plan
+        return _SplitPlan(h, n_val, n_test, gap, step)
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         """Number of splits: :math:`\\lfloor (h - v - t) / \\text{step} \\rfloor + 1`.
@@ -319,13 +317,16 @@ class HBlockSplit:
         """
         return len(self._plan())
 
-    def split_blocks(self) -> list[BlockSplit]:
+    def split_blocks(self) -> Sequence[BlockSplit]:
         """The block numbers of each split, before any data is seen.
 
         Returns
         -------
-        list of BlockSplit
-            One ``(train, validation, test)`` tuple of block-number arrays per split.
+        sequence of BlockSplit
+            One ``(train, validation, test)`` tuple of block-number arrays per split. The
+            sequence is read-only and builds a split when it is read (by index or while
+            iterating), so it takes the memory of one split, O(n_blocks), not that of all
+            of them, O(n_blocks^2); ``list(cv.split_blocks())`` builds them all.
 
         Examples
         --------
@@ -368,7 +369,7 @@ class HBlockSplit:
         >>> HBlockSplit(3, val_size=1, test_size=1).block_ids(range(7), groups=list("aaabbbb"))
         array([0, 1, 2, 0, 0, 1, 2])
         """
-        h = check_param(self.n_blocks, "n_blocks", _N_BLOCKS)
+        h = _check_n_blocks(self.n_blocks)
         n = _n_samples(X)
         if groups is None:
             _check_enough(n, h)
@@ -472,9 +473,93 @@ class HBlockSplit:
             yield train, test
 
 
-def _every_split_trains(h: int, span: int, gap: int, step: int) -> bool:
-    """Whether every split keeps a training block with this gap (gap 0 always does)."""
-    return all(start - gap > 0 or start + span + gap < h for start in range(0, h - span + 1, step))
+class _SplitPlan(Sequence[BlockSplit]):
+    """The splits of an :class:`HBlockSplit` over blocks, each built when it is read.
+
+    Split ``i`` has its validation/test span at blocks ``i * step`` to ``i * step + span - 1``;
+    the plan stores only the five numbers that define it, so that its size does not grow with
+    the number of splits.
+    """
+
+    def __init__(self, h: int, n_val: int, n_test: int, gap: int, step: int) -> None:
+        self._h, self._n_val, self._n_test, self._gap, self._step = h, n_val, n_test, gap, step
+        self._len = (h - n_val - n_test) // step + 1
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> BlockSplit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[BlockSplit]: ...
+
+    def __getitem__(self, index: int | slice) -> BlockSplit | list[BlockSplit]:
+        if isinstance(index, slice):
+            return [self._split(i) for i in range(*index.indices(self._len))]
+        i = operator.index(index)  # a float index is an error, as for a list
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(f"split index {index} out of range for {self._len} splits")
+        return self._split(i)
+
+    def __iter__(self) -> Iterator[BlockSplit]:
+        for i in range(self._len):
+            yield self._split(i)
+
+    def __repr__(self) -> str:
+        return f"<{self._len} h-block splits of {self._h} blocks>"
+
+    def _split(self, i: int) -> BlockSplit:
+        h, gap = self._h, self._gap
+        start = i * self._step
+        mid = start + self._n_val
+        end = mid + self._n_test
+        train = np.concatenate((np.arange(0, max(0, start - gap)), np.arange(min(h, end + gap), h)))
+        return BlockSplit(train, np.arange(start, mid), np.arange(mid, end))
+
+
+def _first_untrained_start(h: int, span: int, gap: int, step: int) -> int | None:
+    """The first span start whose split has no training block with this gap, or None.
+
+    A split whose span starts at block ``s`` trains on nothing when the gap reaches both ends
+    of the series, ``s <= gap`` and ``s + span + gap >= h``: the starts in
+    ``[h - span - gap, gap]`` that are multiples of ``step`` (at most the last start). Solved
+    in closed form, so that a huge ``gap`` or ``n_blocks`` costs no loop over the splits.
+    """
+    last = (h - span) // step * step
+    lo = max(0, h - span - gap)
+    first = -(-lo // step) * step  # the first multiple of step >= lo
+    return first if first <= min(gap, last) else None
+
+
+def _largest_gap(h: int, span: int, gap: int, step: int) -> int:
+    """The largest gap below ``gap`` with which every split trains (gap 0 always does).
+
+    The set of splits without training only grows with the gap, so a bisection finds it.
+    """
+    lo, hi = 0, gap - 1  # lo works; the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _first_untrained_start(h, span, mid, step) is None:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _check_n_blocks(value: Any) -> int:
+    """``n_blocks`` checked: an int in [2, MAX_BLOCKS]."""
+    h = check_param(value, "n_blocks", _N_BLOCKS)
+    if h > MAX_BLOCKS:
+        raise ValueError(
+            f"n_blocks must be at most {MAX_BLOCKS} (2^24, MAX_BLOCKS); got {h!r}. Each split "
+            f"holds one block number per block (8 bytes each), so {h!r} blocks would need "
+            f"{8 * h / 2**30:,.2f} GiB per split, and at least {h!r} samples (one per block). "
+            "Use fewer, longer blocks."
+        )
+    return h
 
 
 def _check_enough(n: int, h: int) -> None:

@@ -60,6 +60,11 @@ NAN_POLICIES = ("raise", "omit", "propagate")
 #: The values of ``--decision`` (``ordmetrics.metrics.decisions.RULES``).
 DECISION_RULES = ("argmax", "median", "expected", "min_cost")
 
+#: The default ``--bootstrap`` of every command that names a better model (``compare``,
+#: ``report``, ``demo``): ``ordmetrics.evaluation.resampling.DEFAULT_RESAMPLES``, the default
+#: of ``ordmetrics.bootstrap`` and ``ordmetrics.compare``, so that all reach one verdict.
+DEFAULT_RESAMPLES = 999
+
 #: Names re-exported from the modules of the subcommands, imported on first use.
 _LAZY = {
     "compare_records": "ordmetrics.report.cli_compare",
@@ -177,7 +182,8 @@ def _add_input_options(
         "--labels",
         metavar="A,B,...",
         help="the classes in ordinal order, one per probability column (needed when the "
-        "truth column holds names; default for integer truth: 0..K-1)",
+        "truth column holds names; default for integer truth: 0..K-1, for a Parquet ordered "
+        "dictionary its stored order)",
     )
     if not models:
         p.add_argument("--by", metavar="COL[,COL]", help="compute the metrics per group of rows")
@@ -189,7 +195,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "--models",
         metavar="PREFIX,PREFIX,...",
         help="the models as column prefixes: model hgb_ is every column starting with hgb_ "
-        "(ordered by --labels when the names end in them, else in file order); a model's "
+        "(paired with the classes by name or number, as with --proba-prefix); a model's "
         "name is its prefix without a final _ . - (or NAME=PREFIX)",
     )
     p.add_argument(
@@ -223,9 +229,9 @@ def _add_proba_options(p: argparse.ArgumentParser) -> None:
     proba.add_argument(
         "--proba-prefix",
         metavar="PREFIX",
-        help="take as probability columns every column whose name starts with PREFIX: in "
-        "the order of --labels when the names end in them (p_mild, p_moderate, ...; a space "
-        "of a label may be _), else in file order",
+        help="take as probability columns every column whose name starts with PREFIX, paired "
+        "with the classes by name (p_mild, p_strong_dem for 'Strong Dem': case, spaces, _ and "
+        "punctuation aside; a name that is no label is an error) or by number (p0.., p1..)",
     )
 
 
@@ -261,7 +267,9 @@ def _add_common_options(
         "--nan-policy",
         choices=NAN_POLICIES,
         default="raise",
-        help="rows with a missing value: an error, left out, or NaN results (default raise)",
+        help="rows with a missing value (an empty field or a null marker: NA, NaN, null, None, "
+        "N/A, ...; never a class of --labels): an error, left out, or NaN results (default "
+        "raise)",
     )
     p.add_argument(
         "--decision",
@@ -278,7 +286,8 @@ def _add_common_options(
     p.add_argument(
         "--renormalize",
         action="store_true",
-        help="rescale every probability row to sum 1 (default: rows must sum to 1 within 1e-6)",
+        help="rescale every probability row to sum 1 (default: rows must sum to 1 within "
+        "max(1e-6, K x 5e-7) for K classes, which accepts probabilities rounded to 6 decimals)",
     )
     p.add_argument(
         "--sum-tolerance",
@@ -286,7 +295,7 @@ def _add_common_options(
         default=None,
         metavar="TOL",
         help="accept probability rows whose sums lie within TOL of 1 and rescale them to sum 1 "
-        "(e.g. 1e-5 for probabilities rounded to 6 decimals); other rows are an error",
+        "(e.g. 1e-4 for probabilities rounded to 5 decimals); other rows are an error",
     )
 
 
@@ -338,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
         "preds.csv --truth y --model a=pa0,pa1,pa2 --model b=pb0,pb1,pb2 --format json. "
         "Differences are model minus baseline. Exit status 0 on success, 2 on bad input.",
     )
-    _add_input_options(p_compare, default_bootstrap=1000, models=True)
+    _add_input_options(p_compare, default_bootstrap=DEFAULT_RESAMPLES, models=True)
     p_compare.add_argument(
         "--format",
         choices=FORMATS,
@@ -364,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Several models side by side: --models hgb_,logit_ (column prefixes, instead of "
         "--proba).",
     )
-    _add_input_options(p_report, default_bootstrap=200)
+    _add_input_options(p_report, default_bootstrap=DEFAULT_RESAMPLES)
     # --models: one more choice of the (required, exclusive) --proba / --proba-prefix group
     p_report._mutually_exclusive_groups[0].add_argument(
         "--models",
@@ -396,9 +405,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument(
         "--bootstrap",
         type=int,
-        default=200,
+        default=DEFAULT_RESAMPLES,
         metavar="N",
-        help="bootstrap resamples of the intervals, 0 for none (default 200)",
+        help=f"bootstrap resamples of the intervals, 0 for none (default {DEFAULT_RESAMPLES})",
     )
     p_demo.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
     p_demo.set_defaults(func=cmd_demo)
@@ -421,7 +430,7 @@ _WORDING: tuple[tuple[str, str], ...] = (
     (
         r"Pass renormalize=True to rescale each row to sum 1\.",
         "Pass --renormalize to rescale every row to sum 1, or --sum-tolerance TOL to accept "
-        "rows whose sums lie within TOL of 1 (e.g. 1e-5 for probabilities rounded to 6 "
+        "rows whose sums lie within TOL of 1 (e.g. 1e-4 for probabilities rounded to 5 "
         "decimals).",
     ),
     (r"\brandom_state=0\b", "--seed 0"),

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ordmetrics.evaluation.resample_options import DEFAULT_RESAMPLES
 from ordmetrics.io.readers import (
     STDIN,
     InputError,
@@ -20,7 +21,12 @@ from ordmetrics.io.readers import (
     resolve_columns,
 )
 from ordmetrics.report.cli_input import _ROW_OPTIONS, _check_numbers, _check_out, _labels, _split
-from ordmetrics.report.cli_output import _compare_csv, _compare_json, _compare_table
+from ordmetrics.report.cli_output import (
+    _compare_csv,
+    _compare_json,
+    _compare_table,
+    write_atomically,
+)
 
 # --------------------------------------------------------------------------------------------
 # `compare`: several models on the same rows
@@ -187,12 +193,12 @@ def _compare_input(args: argparse.Namespace) -> tuple[_Compared, str]:
     _check_numbers(args)
     if args.bootstrap < 2:
         raise InputError(
-            f"compare needs --bootstrap of at least 2 resamples (default 1000) for the "
-            f"intervals and p-values of the differences; got {args.bootstrap}."
+            f"compare needs --bootstrap of at least 2 resamples (default {DEFAULT_RESAMPLES}) "
+            f"for the intervals and p-values of the differences; got {args.bootstrap}."
         )
     delimiter = parse_delimiter(args.delimiter)
     source = "standard input" if args.file == STDIN else str(args.file)
-    table = read_table(args.file, delimiter=delimiter)
+    table = read_table(args.file, delimiter=delimiter, labels=_split(args.labels, "--labels"))
     models = _resolve_models(table, args, source)
     if args.weight is not None:
         check_numeric(table, [args.weight], "weight", source)
@@ -419,8 +425,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         text = _compare_csv(metrics, pairs)
     else:
         text = _compare_table(summary, metrics, pairs)
-    if out is not None:
-        out.write_text(text + "\n", encoding="utf-8")
+    if out is not None:  # whole or not at all: a failure leaves an older file as it was
+        write_atomically(out, lambda f: f.write(text + "\n"))
     else:
         print(text)
     return 0

@@ -31,7 +31,14 @@ from ordmetrics.report.cli_input import (
     _read_input,
     _split,
 )
-from ordmetrics.report.cli_output import _fixed, _table, format_csv, format_json, format_table
+from ordmetrics.report.cli_output import (
+    _fixed,
+    _table,
+    format_csv,
+    format_json,
+    format_table,
+    write_atomically,
+)
 
 #: Files larger than this are read in batches (constant memory) when no bootstrap is asked.
 STREAM_ABOVE_BYTES = 1 << 30
@@ -151,7 +158,7 @@ def _report_models(args: argparse.Namespace) -> tuple[_Input, dict[str, list[str
     _check_numbers(args)
     delimiter = parse_delimiter(args.delimiter)
     source = "standard input" if args.file == STDIN else str(args.file)
-    table = read_table(args.file, delimiter=delimiter)
+    table = read_table(args.file, delimiter=delimiter, labels=_split(args.labels, "--labels"))
     models = _resolve_models(table, args, source)
     if args.weight is not None:
         check_numeric(table, [args.weight], "weight", source)
@@ -292,6 +299,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"{' and '.join(MODELS)}, side by side."
         ),
     )
-    out.write_text(html_text, encoding="utf-8")
+    write_atomically(out, lambda f: f.write(html_text))  # an older report survives a failure
     print(f"Report of the models {', '.join(MODELS)} written to {out.resolve()}")
     return 0

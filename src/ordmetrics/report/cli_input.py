@@ -19,6 +19,7 @@ from ordmetrics.io.readers import (
     parse_delimiter,
     read_table,
     resolve_columns,
+    stored_order,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -63,6 +64,9 @@ def _labels(text: str | None, table: Any, truth: str, proba: list[str]) -> list[
 
     if isinstance(table, ColumnTable):  # read without a data-frame library
         return labels_option(text, table, truth, proba, _split)
+    stored = stored_order(table, truth, _split(text, "--labels"), proba)
+    if stored is not None:  # an ordered dictionary (Parquet) stores the order of the classes
+        return stored
     column = nw.from_native(table, eager_only=True)[truth]
     dtype = column.dtype
     if text is None:
@@ -167,7 +171,9 @@ def _read_input(args: argparse.Namespace, head: bool = False) -> _Input:
     _check_numbers(args)
     delimiter = parse_delimiter(args.delimiter)
     source = "standard input" if args.file == STDIN else str(args.file)
-    table = read_table(args.file, delimiter=delimiter, head=head)
+    table = read_table(
+        args.file, delimiter=delimiter, head=head, labels=_split(args.labels, "--labels")
+    )
     by = _split(args.by, "--by")
     proba = resolve_columns(
         table,

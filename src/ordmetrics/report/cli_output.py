@@ -1,15 +1,118 @@
 """What the ``ordmetrics`` command line prints: aligned text tables, JSON and CSV of the records of
-``evaluate`` and ``compare``.
+``evaluate`` and ``compare``; and :func:`write_atomically`, which every ``--out`` and
+:func:`ordmetrics.report.html.write_report` write their file with.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import math
-from collections.abc import Sequence
-from typing import Any
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+# --------------------------------------------------------------------------------------------
+# Writing a file
+# --------------------------------------------------------------------------------------------
+
+
+def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[str]], Any]) -> Path:
+    """Write a text file so that it is either written whole or left as it was.
+
+    ``write`` writes the content into a temporary file in the same directory, which is
+    flushed to disk (``fsync``) and then renamed onto ``path`` with :func:`os.replace` (one
+    atomic step on POSIX and Windows). If anything fails on the way (a full disk, a quota, an
+    exception in ``write``), the temporary file is removed and a file already at ``path``
+    keeps its old content, byte for byte.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (replaced if it exists; a symbolic link is followed, so the file
+        it points to is replaced).
+    write : callable
+        ``write(f)`` writes the content to ``f``, a text file opened in UTF-8.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written, with the same ``errno`` and a message that names
+        ``path`` and says that the file there is unchanged. An exception raised by
+        ``write`` that is not an OSError propagates as it is (the file is unchanged too).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from ordmetrics.report.cli_output import write_atomically
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+    >>> write_atomically(target, lambda f: f.write("hello\\n")).read_text()
+    'hello\\n'
+    """
+    out = Path(path)
+    target = Path(os.path.realpath(out)) if out.is_symlink() else out
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(out, exc) from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename, so a crash leaves one or the other
+        os.chmod(tmp, _mode_of(target))
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(out, exc) from exc
+        raise
+    _sync_directory(target.parent)
+    return out
+
+
+def _write_error(path: Path, exc: OSError) -> OSError:
+    reason = exc.strerror or str(exc)
+    kept = " (the file there is unchanged)" if path.exists() else ""
+    return OSError(exc.errno, f"cannot write {str(path)!r}: {reason}{kept}")
+
+
+def _mode_of(target: Path) -> int:
+    """The permission bits of the file replaced, or those of a new file (0o666 less the
+    umask): ``mkstemp`` creates its file readable by its owner only."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0o022)  # reading the umask means setting it: set it back at once
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _sync_directory(directory: Path) -> None:
+    """Flush the directory entry of the renamed file (POSIX); best effort elsewhere."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
 
 # --------------------------------------------------------------------------------------------
 # Text tables
@@ -253,8 +356,15 @@ def _compare_csv(metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> 
     return buf.getvalue().rstrip("\n")
 
 
-def _p_text(p: float) -> str:
-    return "nan" if math.isnan(p) else f"{p:.4f}"
+def _p_text(p: float, alpha: float) -> str:
+    """A p-value with 4 decimals, or more where 4 would round it onto the other side of
+    alpha (2 * 25 / 1001 = 0.04995 is below 0.05 but prints as 0.0500 with 4)."""
+    if math.isnan(p):
+        return "nan"
+    digits = 4
+    while digits < 17 and (float(f"{p:.{digits}f}") < alpha) != (p < alpha):
+        digits += 1
+    return f"{p:.{digits}f}"
 
 
 def _compare_table(
@@ -262,6 +372,9 @@ def _compare_table(
 ) -> str:
     names = [m["model"] for m in summary["models"]]
     ci = f"{summary['confidence_level']:.0%} interval"
+    from ordmetrics.evaluation.resample_intervals import significance_level
+
+    alpha = significance_level(summary["confidence_level"])
     order = list(dict.fromkeys(r["metric"] for r in metrics))
     cell = {(r["model"], r["metric"]): r for r in metrics}
     rows = []
@@ -291,7 +404,7 @@ def _compare_table(
             r["baseline"],
             _fixed(r["difference"]),
             f"[{_fixed(r['low'])}, {_fixed(r['high'])}]",
-            _p_text(r["p_value"]),
+            _p_text(r["p_value"], alpha),
             r["better"] or "-",
         ]
         for r in pairs
@@ -304,7 +417,8 @@ def _compare_table(
         "",
         f"{ci}: bootstrap percentile interval, {summary['n_resamples']} resamples (seed "
         f"{summary['seed']}; every model on the same resamples). p_value: two-sided bootstrap "
-        "p-value of no difference. better: the better model when the interval of the "
-        "difference excludes 0, else -.",
+        "p-value of no difference. better: the model whose metric is better (lower for a "
+        f"minimize metric, higher for a maximize one) at alpha = {alpha:g}, named exactly when "
+        "p_value < alpha, which is when the interval of the difference excludes 0; else -.",
     ]
     return "\n".join(lines)

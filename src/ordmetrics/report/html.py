@@ -30,6 +30,9 @@ from typing import Any
 
 from ordmetrics._core.progress import progress
 from ordmetrics._version import __version__
+from ordmetrics.evaluation.resample_intervals import significance_level
+from ordmetrics.evaluation.resampling import DEFAULT_RESAMPLES
+from ordmetrics.report.cli_output import write_atomically
 from ordmetrics.report.markup import (
     _CSS,
     _differences_html,
@@ -67,7 +70,7 @@ def build_report(
     sample_weight: str | None = None,
     nan_policy: str = "raise",
     decision: str = "argmax",
-    n_resamples: int = 200,
+    n_resamples: int = DEFAULT_RESAMPLES,
     confidence_level: float = 0.95,
     random_state: int = 0,
     title: str | None = None,
@@ -86,9 +89,11 @@ def build_report(
         The probability columns of one model, as for :func:`ordmetrics.evaluate` (a prefix
         or a list of columns); or a mapping of model names to such columns, e.g.
         ``{"hgb": "hgb_", "logit": "logit_"}``, for a report of several models side by side.
-    n_resamples : int, default 200
+    n_resamples : int, default DEFAULT_RESAMPLES = 999
         Bootstrap resamples of the intervals of the metric table, and of the paired
-        differences between models (0: none).
+        differences between models (0: none); the default is that of
+        :func:`ordmetrics.compare` and of ``ordmetrics compare``, so that the report names
+        the same better model.
     confidence_level : float, default 0.95
         Coverage of the intervals.
     random_state : int, default 0
@@ -137,15 +142,16 @@ def build_report(
     The paired differences are of all rows (not per group), a - b with b the first model
     (the baseline), each pair on the same
     resamples (seed ``random_state``); the p-value is the two-sided bootstrap p-value of
-    :func:`ordmetrics.compare`, and ``better`` names a model only when the interval of the
-    difference excludes 0.
+    :func:`ordmetrics.compare`, and ``better`` names a model exactly when the p-value is
+    below alpha = 1 - ``confidence_level``, which is exactly when the interval of the
+    difference excludes 0 (the one rule of :func:`ordmetrics.compare`).
 
     Examples
     --------
     >>> from ordmetrics.datasets import load_diamonds_cut_frame, CUT_LABELS
     >>> from ordmetrics.report.html import build_report
     >>> df = load_diamonds_cut_frame("pandas").head(300)
-    >>> page = build_report(df, truth="cut", labels=list(CUT_LABELS), n_resamples=20,
+    >>> page = build_report(df, truth="cut", labels=list(CUT_LABELS), n_resamples=40,
     ...                     proba={"hgb": "hgb_", "logit": "logit_"})
     >>> page.count('<img src="data:image/png;base64,')  # 2 retention, 2 x (3 + 1)
     10
@@ -294,11 +300,14 @@ def build_report(
                     f"and the first ({_e(ds[0][0])}, the baseline) on all rows, with its "
                     f"{level:.0%} paired bootstrap interval ({n_resamples} resamples, both "
                     f"models on the same resampled rows, seed {_e(random_state)}) and the "
-                    "two-sided "
-                    "bootstrap p-value of no difference (never below 2 / (resamples + 1) = "
+                    "two-sided bootstrap p-value of no difference (never below "
+                    "2 / (resamples + 1) = "
                     f"{2 / (n_resamples + 1):.3f}, the resolution of {n_resamples} resamples). "
-                    "better: the model whose metric is better (by the metric's direction) when "
-                    "the interval excludes 0.</p>",
+                    "better: the model whose metric is better &mdash; lower for a metric to "
+                    "minimize, higher for one to maximize &mdash; at level alpha = "
+                    f"{significance_level(level):g} by the paired bootstrap of the difference: "
+                    "named exactly when the p-value is below alpha, which is exactly when the "
+                    "interval excludes 0.</p>",
                     _differences_html(diffs, level),
                     "</section>",
                 ]
@@ -346,7 +355,10 @@ def write_report(path: str | Path, data: Any, **kwargs: Any) -> Path:
     Parameters
     ----------
     path : str or Path
-        The HTML file to write (replaced if it exists).
+        The HTML file to write, replaced if it exists: the page is written to a temporary
+        file in the same directory and renamed onto ``path`` when complete
+        (:func:`ordmetrics.report.cli_output.write_atomically`), so a failure (a full disk)
+        leaves an existing file as it was.
     data : data frame
         The predictions, as for :func:`build_report`.
     **kwargs
@@ -357,8 +369,11 @@ def write_report(path: str | Path, data: Any, **kwargs: Any) -> Path:
     -------
     Path
         ``path``.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written; the message names ``path``.
     """
     text = build_report(data, **kwargs)
-    out = Path(path)
-    out.write_text(text, encoding="utf-8")
-    return out
+    return write_atomically(path, lambda f: f.write(text))

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ordmetrics._core.numerics import snap
-from ordmetrics._core.validation import Prepared, check_option
+from ordmetrics._core.validation import Prepared, check_option, sum_tolerance
 from ordmetrics.evaluation.metric_set import MetricEntry
 from ordmetrics.evaluation.streaming.ranks import RankTable, grid_bounds, read_rank_table
 from ordmetrics.evaluation.streaming.state import STATE_RTOL, StateReader, state_error
@@ -281,7 +281,40 @@ class MeanScore(Accumulator):
         return self.total
 
     def read(self, raw: Any, field: str, reader: StateReader, total_weight: float) -> float:
-        return reader.number(raw, field, allow_inf=self.entry.spec.range[1] == math.inf)
+        total = reader.number(raw, field, allow_inf=self.entry.spec.range[1] == math.inf)
+        most = self.largest_score()
+        # a row off 1 by the row-sum tolerance t scales a score by at most (1 + t)^2 < 1 + 3 t
+        margin = 1.0 + 3.0 * sum_tolerance(np.dtype(np.float32), self.k) + STATE_RTOL
+        if math.isfinite(most) and total > most * margin * total_weight:
+            raise state_error(
+                field,
+                f"must lie in [0, {most:g} x total_weight] = [0, {most * total_weight:.10g}] "
+                f"(every per-sample score of {self.entry.name} lies in [0, {most:g}] at "
+                f"K = {self.k}); got {total!r} (the state is damaged or was edited)",
+            )
+        return total
+
+    def largest_score(self) -> float:
+        """The largest per-sample score of the entry's metric and options at K classes (inf
+        if unbounded).
+
+        The registry's upper bound holds for every K with the default options; an option that
+        scales the score (``normalize=False`` gives [0, K-1]) is caught by scoring the corners
+        of the simplex, every class against all mass on the first or on the last class, where
+        the ordinal scores reach their largest values.
+        """
+        hi = self.entry.spec.range[1]
+        if not math.isfinite(hi):
+            return math.inf
+        k = self.k
+        y = np.concatenate([np.arange(k), np.arange(k)])
+        P = np.zeros((2 * k, k))
+        P[:k, 0] = 1.0
+        P[k:, k - 1] = 1.0
+        opts = {key: v for key, v in self.entry.options.items() if key != "renormalize"}
+        opts["reduction"] = "none"
+        corners = np.asarray(self.entry.spec.func(y, P, **opts), dtype=np.float64)
+        return max(hi, float(corners.max()))
 
     def set(self, state: float) -> None:
         self.total = state

@@ -503,8 +503,14 @@ class Evaluator:
             If ``state`` is not a state of this version, was made by an evaluator configured
             differently, or any field is missing or damaged: every field is checked (presence,
             type, shape, dtype, finiteness, sign, and consistency: sorted distinct ranking
-            values in [0, K - 1], every table adding up to ``total_weight``, ...), and the
-            message names the field. The evaluator is unchanged when an error is raised.
+            values in [0, K - 1], every table adding up to ``total_weight``, every score sum
+            within the metric's range times ``total_weight``, ...), and the message names the
+            field. The evaluator is unchanged when an error is raised.
+
+        Notes
+        -----
+        These checks see the state once it is a dict: unpickling a file runs whatever code it
+        holds before any check, so unpickle only states you trust.
 
         Examples
         --------

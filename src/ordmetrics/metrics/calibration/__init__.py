@@ -44,8 +44,9 @@ Binning strategies (``n_bins`` = B bins):
     W_{<v} is the weight of the values strictly below v. All rows with the same value share a
     bin (ties are never split), so heavy ties can leave bins empty; without ties and with N
     unit-weight rows, B dividing N, every bin holds exactly N / B rows. By the tie rule of
-    :mod:`ordmetrics._core.numerics`, forecasts equal within 1e-12 are tied (a cumulative forecast
-    carries rounding), and W_{<v} / W within 1e-12 below j / B counts as j / B, so that the
+    :mod:`ordmetrics._core.numerics`, forecasts within 1e-12 times the larger of each other are
+    tied (a cumulative forecast carries rounding; rows of weight 0 link no two forecasts), and
+    W_{<v} / W within 1e-12 below j / B counts as j / B, so that the
     bins do not depend on the scale of the weights: with ``w = [1, 3, 2]`` and ``0.3 * w``
     (0.8999999999999999 for 0.3 * 3) the same rows share a bin.
 

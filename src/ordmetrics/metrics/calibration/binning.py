@@ -18,7 +18,6 @@ import numpy as np
 
 from ordmetrics._core.numerics import (
     bin_of_fraction,
-    group_ids_sorted,
     group_starts_sorted,
     scale_weights,
 )
@@ -31,6 +30,7 @@ from ordmetrics._core.validation import (
 from ordmetrics.metrics.calibration.fused import checked_input, event_sums, fast_input
 
 __all__ = [
+    "MAX_BINS",
     "STRATEGIES",
     "VIEWS",
     "Bins",
@@ -45,6 +45,12 @@ __all__ = [
 STRATEGIES = ("uniform", "quantile")
 VIEWS = ("top_label", "classwise", "cumulative")
 
+#: The largest ``n_bins`` accepted: the binned sums take 3 numbers of 8 bytes per (event, bin)
+#: for each of up to 16 chunks of rows (and the kernels' tables as much again), so 2^16 bins
+#: take about 50 MiB per event; a bin then holds 1/65536 of the rows, and more bins only
+#: exhaust the memory before any row is binned.
+MAX_BINS = 2**16
+
 #: The parameters every function shares, filled in by :func:`~ordmetrics._core.docs.fill_doc`.
 _PARAMS_TEMPLATE = """\
     %(y_true)s
@@ -56,7 +62,7 @@ _PARAMS_TEMPLATE = """\
 
 _BIN_PARAMS = """\
     n_bins : int, default 15
-        Number of bins B (a positive integer).
+        Number of bins B (a positive integer, at most ``MAX_BINS`` = 65,536).
     strategy : {"uniform", "quantile"}, default "uniform"
         ``"uniform"``: bin b = min(floor(f * B), B - 1), edges 0, 1/B, ..., 1.
         ``"quantile"``: bins of equal weighted mass, edges at the weighted quantiles of the
@@ -84,6 +90,15 @@ def check_n_bins(n_bins: Any, *, allow_none: bool = False) -> int | None:
         raise ValueError(
             f"n_bins must be {expected}, e.g. n_bins=10; got {int(n_bins)}. At least one bin "
             "is needed."
+        )
+    if n_bins > MAX_BINS:
+        need = 2 * 16 * 3 * 8 * int(n_bins) / 2**30
+        raise ValueError(
+            f"n_bins must be at most {MAX_BINS:,} (2^16, MAX_BINS); got {int(n_bins):,}. The "
+            f"binned sums take about 768 bytes per (event, bin), so {int(n_bins):,} bins would "
+            f"need {need:,.3g} GiB per event before any row is binned. Pass fewer bins (15 is "
+            "the default)"
+            + (", or n_bins=None for one bin per distinct forecast." if allow_none else ".")
         )
     return int(n_bins)
 
@@ -158,15 +173,13 @@ def _bin_index(
     if n_bins is None:
         index = np.empty((n, e), dtype=np.int64)
         values = []
+        positive = w > 0
         for j in range(e):  # loop over events
             # distinct values by the tie rule (a cumulative forecast carries rounding): the
-            # tie groups of the sorted column, each valued at its smallest member (what
-            # np.unique(snap(column), return_inverse=True) gives, with one sort instead of two)
-            col = f[:, j]
-            order = np.argsort(col, kind="stable")
-            sv = col[order]
-            starts = group_starts_sorted(sv)
-            index[order, j] = np.cumsum(starts) - 1
+            # tie groups of the sorted column among the rows of positive weight, each valued
+            # at its smallest member (what np.unique(snap(column), return_inverse=True)
+            # gives, with one sort instead of two)
+            index[:, j], sv, starts, _ = _tie_groups(f[:, j], positive)
             values.append(sv[starts])
         b = max(v.size for v in values)
         table = np.full((e, b), np.nan)
@@ -185,31 +198,56 @@ def _bin_index(
     index = np.empty((n, e), dtype=np.int64)
     edges = np.empty((e, n_bins + 1))
     positive = w > 0
-    zero = ~positive
     wp = w[positive]
     total = float(wp.sum())
     for j in range(e):  # loop over events
         col = np.ascontiguousarray(f[:, j])
-        cp = col[positive]
-        order = np.argsort(cp, kind="stable")
-        sv = cp[order]
-        gid = group_ids_sorted(sv)
-        n_groups = int(gid[-1]) + 1
-        gw = np.bincount(gid, weights=wp[order], minlength=n_groups)
+        gid, sv, starts, order = _tie_groups(col, positive)
+        # the weights of a group added in sorted order (stable): those of the compiled kernels
+        gw = np.bincount(np.cumsum(starts) - 1, weights=wp[order], minlength=int(starts.sum()))
         gbin = bin_of_fraction((np.cumsum(gw) - gw) / total, n_bins)
-        g_top = sv[np.append(np.flatnonzero(np.diff(gid)), sv.size - 1)]  # group maxima
-        at = np.empty(cp.size, dtype=np.int64)
-        at[order] = gid
-        index[positive, j] = gbin[at]
-        if zero.any():
-            at_zero = np.searchsorted(g_top, col[zero], side="left")
-            index[zero, j] = gbin[np.minimum(at_zero, n_groups - 1)]
+        index[:, j] = gbin[gid]
+        g_top = sv[np.append(np.flatnonzero(starts[1:]), sv.size - 1)]  # group maxima
         # inner edge q_b (b = 1..B-1): the largest forecast of the bins below b
         last_below = np.searchsorted(gbin, np.arange(1, n_bins), side="left") - 1
         edges[j, 1:-1] = g_top[np.maximum(last_below, 0)]
         edges[j, 0] = sv[0]
         edges[j, -1] = sv[-1]
     return index, edges, n_bins
+
+
+def _tie_groups(
+    col: np.ndarray, positive: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tie group of every row of ``col`` (int64, N), formed by the rule of
+    :mod:`ordmetrics._core.numerics` from the values of the rows of positive weight alone;
+    those values sorted, their group starts, and the stable order that sorts them (indices
+    into ``col[positive]``).
+
+    A row of weight 0 links no two values: it goes to the group at or above its value (the
+    last group above every group), which its zero weight leaves unchanged.
+    """
+    if positive.all() or not positive.any():
+        order = np.argsort(col, kind="stable")
+        sv = col[order]
+        starts = group_starts_sorted(sv)
+        gid = np.empty(col.size, dtype=np.int64)
+        gid[order] = np.cumsum(starts) - 1
+        return gid, sv, starts, order
+    cp = col[positive]
+    order = np.argsort(cp, kind="stable")
+    sv = cp[order]
+    starts = group_starts_sorted(sv)
+    g_of_sorted = np.cumsum(starts) - 1
+    n_groups = int(g_of_sorted[-1]) + 1
+    gid = np.empty(col.size, dtype=np.int64)
+    at = np.empty(cp.size, dtype=np.int64)
+    at[order] = g_of_sorted
+    gid[positive] = at
+    zero = ~positive
+    g_top = sv[np.append(np.flatnonzero(starts[1:]), sv.size - 1)]  # group maxima
+    gid[zero] = np.minimum(np.searchsorted(g_top, col[zero], side="left"), n_groups - 1)
+    return gid, sv, starts, order
 
 
 @dataclass(frozen=True)

@@ -263,9 +263,10 @@ _DECOMP_NOTES = """\
 
     an exact identity (Stephenson, Coelho & Jolliffe 2008). With ``n_bins=None`` every
     distinct forecast value is its own bin, WBV = WBC = 0, and this is the classical
-    decomposition of Murphy (1973); forecasts equal within 1e-12 count as one value (the tie
-    rule of :mod:`ordmetrics._core.numerics`: a cumulative forecast F_k carries rounding), which
-    leaves within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
+    decomposition of Murphy (1973); forecasts within 1e-12 times the larger of each other count
+    as one value (the tie rule of :mod:`ordmetrics._core.numerics`: a cumulative forecast F_k
+    carries rounding; rows of weight 0 take no part, nor link two values), which leaves
+    within-bin terms of at most about 1e-12. With ``n_bins`` bins the within-bin
     terms carry what the binning hides, so the parts still add up to the score.
 
     Algorithm, with ``n_bins=None``: per event, the distinct values u, with the weight W_u

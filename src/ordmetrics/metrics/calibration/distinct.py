@@ -70,15 +70,13 @@ def _run_starts(s: np.ndarray) -> np.ndarray:
 
 
 def _tie_starts(values: np.ndarray) -> np.ndarray:
-    """:func:`~ordmetrics._core.numerics.group_starts_sorted` for sorted, distinct,
-    non-negative ``values``: there max(1, |a|, |b|) is max(1, b) (the same bits, fewer passes)."""
+    """:func:`~ordmetrics._core.numerics.group_starts_sorted` for sorted, distinct, finite,
+    non-negative ``values``: there max(|a|, |b|) is b (the same bits, fewer passes)."""
     starts = np.empty(values.size, dtype=bool)
     starts[:1] = True
     hi = values[1:]
     gap = hi - values[:-1]
-    scale = np.maximum(hi, 1.0)
-    np.multiply(scale, TIE_TOLERANCE, out=scale)
-    np.greater(gap, scale, out=starts[1:])
+    np.greater(gap, np.multiply(hi, TIE_TOLERANCE), out=starts[1:])
     return starts
 
 
@@ -128,9 +126,9 @@ def _value_sums(
             sorted_key[m] = v  # m <= i: a key already read
             if m == 0:
                 new = True
-            else:  # the tie rule for sorted non-negative values: max(1, |a|, |b|) = max(1, b)
+            else:  # the tie rule for sorted, finite, non-negative values: max(|a|, |b|) = b
                 hi = value[m]
-                new = hi - value[m - 1] > max(hi, 1.0) * tolerance
+                new = hi - value[m - 1] > hi * tolerance
             starts[m] = new
             groups += new
             if weighted:
@@ -455,6 +453,29 @@ def _rows_of_bins(
     return None, index
 
 
+def _drop_absent(
+    values: np.ndarray,
+    w_value: np.ndarray,
+    s_value: np.ndarray,
+    run: np.ndarray | None,
+    at: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The distinct values of positive weight W_u, their sums, and the row-to-value maps of
+    :func:`_hashed_runs` (``run``) or :func:`_sorted_sums` (``at``) onto them: a row of weight
+    0 whose value is dropped goes to the value below it (the first value for those below every
+    one), where its weight adds nothing. Rows of weight 0 then neither link two values into
+    a tie group nor make a bin of their own, and the sums are those without them, bit for bit
+    (the rule of :mod:`ordmetrics._core.numerics`)."""
+    keep = w_value > 0
+    if run is not None:
+        below = np.maximum(np.cumsum(keep) - 1, 0)
+        run = below[run]
+    if at is not None:
+        at = at[keep]
+        at[0] = 0  # the rows of the dropped values below the first one join it
+    return values[keep], w_value[keep], s_value[keep], run, at
+
+
 def _weighted_event(
     f: np.ndarray,
     o: np.ndarray,
@@ -471,6 +492,8 @@ def _weighted_event(
     score = float(buf.sum()) / total
     # the distinct values and the value of every row: the same by either way
     found = _hashed_runs(f, buf, HASH_MAX_VALUES)
+    order: np.ndarray | None = None
+    at: np.ndarray | None = None
     # the weight and the weighted outcomes per distinct value, added in row order
     if found is None:  # by a sort: the sums in sorted order, row order within a value
         values, w_value, s_value, starts, groups, order, at = _sorted_sums(
@@ -484,6 +507,10 @@ def _weighted_event(
         s_value = np.bincount(run, weights=wo, minlength=values.size)
         starts = _tie_starts(values)
         groups = int(np.count_nonzero(starts))
+    if not w_value.all():  # values held only by rows of weight 0: absent, they form no bin
+        values, w_value, s_value, run, at = _drop_absent(values, w_value, s_value, run, at)
+        starts = _tie_starts(values)
+        groups = int(np.count_nonzero(starts))
     n_values = values.size
     if groups == n_values:  # every value its own bin
         rel, res, unc, _ = _reduce(values, w_value, s_value, total, terms)
@@ -494,6 +521,7 @@ def _weighted_event(
     lo_u = joined[first_joined] - 1  # the first value of each such bin
     hi_u = joined[np.searchsorted(j_bin, several, side="right") - 1] + 1  # the next bin's
     if run is None:  # the rows of those bins, by their sorted positions
+        assert order is not None and at is not None
         rows, index = _rows_of_bins(order, at, lo_u, hi_u, several, starts)
     else:
         bin_of_value = np.cumsum(starts) - 1
@@ -531,7 +559,9 @@ def distinct_parts(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, view: str
     by the total weight W.
 
     ``P``: the float64 probabilities (N, K); ``y``: class codes 0..K-1; ``w``: the weights
-    scaled by :func:`~ordmetrics._core.numerics.scale_weights`, or None (unweighted).
+    scaled by :func:`~ordmetrics._core.numerics.scale_weights`, or None (unweighted). Rows of
+    weight 0 add nothing to any sum, link no two values into one tie group and make no bin of
+    their own (the rule of :mod:`ordmetrics._core.numerics`; :func:`_drop_absent`).
 
     Examples
     --------

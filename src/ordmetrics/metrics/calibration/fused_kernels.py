@@ -125,11 +125,13 @@ def _chunk(N, c, n_chunks):
 
 @njit(**JIT_OPTIONS)
 def _thresholds(
-    vals, wts, offsets, orders, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
+    vals, wts, offsets, orders, run_of, below_w, below_top, below_n, total, n_bins, tol_b, tol, T
 ):
     """T[e, j - 1], j = 1..B-1: the largest forecast of the bins below j (inf: no row reaches
     bin j), from the sorted rows of the runs (the tie groups and bins of the binning module);
-    ``orders[offsets[e]:offsets[e + 1]]``: the stable order of event e's rows by forecast."""
+    ``orders[offsets[e]:offsets[e + 1]]``: the stable order of event e's rows by forecast;
+    ``tol``: :data:`ordmetrics._core.numerics.TIE_TOLERANCE` (the rows are those of positive
+    weight, forecasts in [0, 1]: the scale max(|a|, |b|) is b)."""
     E = run_of.shape[0]
     M = run_of.shape[1]
     for e in range(E):
@@ -161,8 +163,7 @@ def _thresholds(
             j = i + 1
             while j < n:
                 b = v[order[j]]
-                scale = max(1.0, max(abs(top), abs(b)))
-                if b - top > 1e-12 * scale or run_of[e, _bucket(b, M)] != r:
+                if b - top > tol * b or run_of[e, _bucket(b, M)] != r:
                     break
                 gw += ww[order[j]]
                 top = b

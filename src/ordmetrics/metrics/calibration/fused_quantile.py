@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordmetrics._core.numerics import TIE_TOLERANCE
 from ordmetrics._core.parallel import run_kernel
 from ordmetrics.metrics.calibration.fused_kernels import _quantile_bin_sums, _thresholds
 from ordmetrics.metrics.calibration.fused_quantile_kernels import (
@@ -131,7 +132,19 @@ def quantile_bins(
             a, z = int(offsets[j]), int(offsets[j + 1])
             order[a:z] = np.argsort(vals[a:z], kind="stable")
     _thresholds(
-        vals, wts, offsets, order, run_of, below_w, below_top, below_n, total, n_bins, tol_b, T
+        vals,
+        wts,
+        offsets,
+        order,
+        run_of,
+        below_w,
+        below_top,
+        below_n,
+        total,
+        n_bins,
+        tol_b,
+        TIE_TOLERANCE,
+        T,
     )
     T = np.ascontiguousarray(T[:, : n_bins - 1])
     # no threshold lies in a bucket outside the runs: every value there has the bin of the

@@ -7,7 +7,7 @@ calibration errors. Definitions: ``docs/definitions.md``, section 4.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,9 @@ class ReliabilityDiagram:
         Weighted fraction of rows in the bin where the event happened; NaN for empty bins.
     weight : ndarray of shape (B,) or (n_events, B)
         Total weight per bin (row counts when unweighted); 0 for empty bins. Each event's
-        weights add up to ``total_weight``.
+        weights add up to ``total_weight``. In the caller's units: a sum beyond the float
+        range (above about 1.8e308) is ``inf``, while ``ece`` stays exact (it is computed from
+        the weights scaled by a power of two).
     total_weight : float
         W, the total weight of the rows.
     """
@@ -79,6 +81,10 @@ class ReliabilityDiagram:
     observed_frequency: np.ndarray
     weight: np.ndarray
     total_weight: float
+    # W_b and W scaled by the power of two of ordmetrics._core.numerics.scale_weights: finite
+    # whatever the caller's units, the sums the ECE functions reduce
+    _scaled_weight: np.ndarray | None = field(default=None, repr=False)
+    _scaled_total: float = field(default=math.nan, repr=False)
 
     @property
     def ece(self) -> float | np.ndarray:
@@ -86,9 +92,10 @@ class ReliabilityDiagram:
 
         Averaging it over the events gives :func:`classwise_ece` / :func:`cumulative_ece`.
         """
-        out = _ece_reduce(
-            self.weight, self.mean_confidence, self.observed_frequency, self.total_weight
-        )
+        weight, total = self.weight, self.total_weight
+        if self._scaled_weight is not None:
+            weight, total = self._scaled_weight, self._scaled_total
+        out = _ece_reduce(weight, self.mean_confidence, self.observed_frequency, total)
         return float(out) if self.view == "top_label" else np.asarray(out)
 
 
@@ -168,8 +175,8 @@ def reliability(
     names = event_names(view, prep.labels, prep.n_classes)
     if prep.propagate:  # a value is missing: every number is NaN
         mean_f = np.full((len(names), nb), np.nan)
-        mean_o = weight = mean_f
-        total = math.nan
+        mean_o = weight = scaled = mean_f
+        total = scaled_total = math.nan
         edges = np.full((len(names), nb + 1), np.nan)
         if strategy == "uniform":
             edges[:] = np.linspace(0.0, 1.0, nb + 1)
@@ -181,9 +188,11 @@ def reliability(
         e = 0 if prep.weight is None else scale_weights(prep.weight)[1]
         with np.errstate(over="ignore"):
             weight, total = np.ldexp(bins.weight, e), float(np.ldexp(bins.total_weight, e))
+        scaled, scaled_total = bins.weight, bins.total_weight
         edges = bins.edges
     if view == "top_label":
         edges, mean_f, mean_o, weight = edges[0], mean_f[0], mean_o[0], weight[0]
+        scaled = scaled[0]
     return ReliabilityDiagram(
         view=view,
         strategy=strategy,
@@ -194,4 +203,6 @@ def reliability(
         observed_frequency=_frozen(mean_o),
         weight=_frozen(weight),
         total_weight=total,
+        _scaled_weight=_frozen(scaled),
+        _scaled_total=scaled_total,
     )

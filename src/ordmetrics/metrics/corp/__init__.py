@@ -43,11 +43,13 @@ Ties. Probabilities as given (``top_label``, ``class``) are tied when exactly eq
 cumulative forecasts F_k are sums that ordmetrics computes, whose rounding can differ between
 two rows with the same F_k in real numbers (``0.1 + 0.2`` and ``0.2 + 0.1`` differ in the last
 bit); they are grouped by the tie rule that all of ordmetrics uses for computed values
-(:mod:`ordmetrics._core.numerics`): sorted neighbours within 1e-12 (relative above 1) are tied, the
-groups are the chains of tied neighbours, and a group shows as its smallest value. The scores
-S themselves use the forecasts as computed, so that they equal :func:`~ordmetrics.brier` and
-:func:`~ordmetrics.rps`. Weights are scaled by an exact power of two first (the weight rule of
-:mod:`ordmetrics._core.numerics`), so every result is the same for w and c w.
+(:mod:`ordmetrics._core.numerics`): sorted neighbours a <= b with b - a <= 1e-12 max(|a|, |b|)
+are tied (purely relative: forecasts of 1e-16 and 1e-14 stay apart), the groups are the chains
+of tied neighbours among the rows of positive weight, and a group shows as its smallest value.
+The scores S themselves use the forecasts as computed, so that they equal
+:func:`~ordmetrics.brier` and :func:`~ordmetrics.rps`. Weights are scaled by an exact power of
+two first (the weight rule of :mod:`ordmetrics._core.numerics`), so every result is the same
+for w and c w.
 
 The functions are not registered metrics: a registered calibration metric returns one float
 that :mod:`ordmetrics.stream` accumulates from fixed-size bin sums, while the PAV blocks need

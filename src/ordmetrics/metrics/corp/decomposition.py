@@ -172,8 +172,9 @@ def corp_decomposition(
         nan = np.full(len(names), np.nan)
         parts = [nan] * 4
     else:
-        fits = _fits(P, prep.y_true, w, ev)
-        parts = [np.array([f.parts[j] for f in fits]) for j in range(4)]
+        # one event at a time: only its four parts are kept
+        per_event = np.array([f.parts for f in _fits(P, prep.y_true, w, ev)]).reshape(-1, 4)
+        parts = [per_event[:, j] for j in range(4)]
     div = (P.shape[1] - 1) if norm else 1
     total = [float(p.sum()) / div for p in parts]
     return CorpDecomposition(

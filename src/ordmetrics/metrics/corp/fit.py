@@ -7,7 +7,7 @@ score, miscalibration, discrimination and uncertainty parts.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,8 @@ _PARAMS = """\
 
 def computed_forecasts(event: str) -> bool:
     """Whether ordmetrics computes the forecasts of ``event`` (grouped by the tie rule of
-    :mod:`ordmetrics._core.numerics`, 1e-12) rather than taking them as given (exact ties)."""
+    :mod:`ordmetrics._core.numerics`, 1e-12 relative) rather than taking them as given (exact
+    ties)."""
     return event == "cumulative"
 
 
@@ -91,9 +92,31 @@ def _event_names(event: str, labels: tuple[Hashable, ...] | None, k: int) -> tup
     return event_names(_VIEW[event], labels, k)
 
 
-def _events(P: np.ndarray, y: np.ndarray, event: str) -> tuple[np.ndarray, np.ndarray]:
-    """Forecasts (N, E) and outcomes (N, E) in {0., 1.}: the events of the binned views."""
-    return event_forecasts(P, y, _VIEW[event])
+def _event_columns(
+    P: np.ndarray, y: np.ndarray, event: str
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The forecasts and outcomes (float64, N each) of the events, one event at a time: the
+    columns of :func:`~ordmetrics.metrics.calibration.event_forecasts` bit for bit (the
+    cumulative forecasts added column by column in the order of ``np.cumsum``), never the
+    (N, E) matrices. The vectors are buffers reused
+    from one event to the next."""
+    n, k = P.shape
+    if event == "top_label":
+        f, o = event_forecasts(P, y, "top_label")
+        yield np.ascontiguousarray(f[:, 0]), np.ascontiguousarray(o[:, 0])
+        return
+    f = np.empty(n)
+    o = np.empty(n)
+    for j in range(k if event == "class" else k - 1):
+        if event == "class" or j == 0:
+            f[:] = P[:, j]
+        else:
+            np.add(f, P[:, j], out=f)  # F_j = F_{j-1} + p_j, as np.cumsum adds
+        if event == "class":
+            np.equal(y, j, out=o, casting="unsafe")
+        else:
+            np.less_equal(y, j, out=o, casting="unsafe")
+        yield f, o
 
 
 def _check_event(event: Any) -> str:
@@ -139,16 +162,19 @@ def _fit(f: np.ndarray, o: np.ndarray, w: np.ndarray, computed: bool) -> _Fit:
     return _Fit(order, w, xs, starts, gx, gw, observed, r, parts)
 
 
-def _fits(P: np.ndarray, y: np.ndarray, w: np.ndarray, event: str) -> list[_Fit]:
-    f, o = _events(P, y, event)
+def _fits(P: np.ndarray, y: np.ndarray, w: np.ndarray, event: str) -> Iterator[_Fit]:
+    """The fit of every event, one at a time: the memory beyond the input is a few vectors of
+    N values (those of the fit in hand), whatever the number of events."""
     pos = w > 0
-    if not pos.all():  # rows of weight 0 take no part
-        f, o, w = f[pos], o[pos], w[pos]
+    keep = None if pos.all() else pos  # rows of weight 0 take no part
+    if keep is not None:
+        w = w[keep]
     computed = computed_forecasts(event)
-    return [
-        _fit(np.ascontiguousarray(f[:, j]), np.ascontiguousarray(o[:, j]), w, computed)
-        for j in range(f.shape[1])  # loop over events
-    ]
+    for f, o in _event_columns(P, y, event):
+        if keep is not None:
+            f, o = f[keep], o[keep]
+        # the fit keeps no reference to the buffers, which the next event overwrites
+        yield _fit(f, o, w, computed)
 
 
 def _frozen(a: Any) -> np.ndarray:

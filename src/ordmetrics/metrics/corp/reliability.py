@@ -27,7 +27,7 @@ from ordmetrics.metrics.corp.fit import (
     _prepare,
 )
 
-__all__ = ["CorpCurve", "CorpReliability", "corp_reliability"]
+__all__ = ["MAX_BAND_RESAMPLES", "CorpCurve", "CorpReliability", "corp_reliability"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,6 +131,12 @@ class CorpReliability:
         )
 
 
+#: The largest ``n_resamples`` accepted: the band keeps the refit of every resample at up to
+#: BAND_POINTS = 2048 values (8 bytes each), so 2^16 resamples take 1 GiB per event; the
+#: quantiles of the band are then settled far below their sampling error.
+MAX_BAND_RESAMPLES = 2**16
+
+
 def _check_resamples(n: Any) -> int:
     if n is None:
         return 0
@@ -141,6 +147,14 @@ def _check_resamples(n: Any) -> int:
         )
     if n < 0:
         raise ValueError(f"n_resamples must be a non-negative integer, e.g. 100; got {int(n)}.")
+    if n > MAX_BAND_RESAMPLES:
+        need = 8 * BAND_POINTS * int(n) / 2**30
+        raise ValueError(
+            f"n_resamples must be at most {MAX_BAND_RESAMPLES:,} (2^16, MAX_BAND_RESAMPLES); "
+            f"got {int(n):,}. The consistency band keeps every resample's refit at up to "
+            f"{BAND_POINTS} forecast values, 8 bytes each: {int(n):,} resamples would need "
+            f"{need:,.3g} GiB per event. Pass fewer resamples (the paper uses 100 to 1000)."
+        )
     return int(n)
 
 
@@ -211,7 +225,8 @@ def corp_reliability(
         accepted too); ``"cumulative"``: F_k for y <= k, one curve per threshold
         k = 0..K-2.
     n_resamples : int, default 0
-        Resamples behind the consistency bands; 0 for none. The paper uses 100 or more.
+        Resamples behind the consistency bands; 0 for none. The paper uses 100 or more; at
+        most :data:`MAX_BAND_RESAMPLES` = 65,536 (the refits are kept: 1 GiB per event).
     level : float, default 0.9
         Level of the consistency bands, in (0, 1).
     random_state : None, int or numpy.random.Generator, optional
@@ -230,7 +245,7 @@ def corp_reliability(
     -----
     Ranges: MCB in [0, 1], lower is better, 0 exactly when the forecast is its own
     recalibration (up to rounding); DSC in [0, UNC], higher is better; UNC in [0, 1/4]
-    depends on the outcomes only. Ties: exact for given probabilities, the 1e-12 rule of
+    depends on the outcomes only. Ties: exact for given probabilities, the relative 1e-12 rule of
     :mod:`ordmetrics._core.numerics` for the cumulative sums F_k (see the module notes). Rows of
     weight 0 take no part.
 
