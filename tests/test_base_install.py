@@ -371,7 +371,7 @@ def test_cli_demo_without_frame_library_prints_the_table(tmp_path):
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line[:1].islower()}
     for rec in want:
         cells = rows[rec["metric"]]
-        column = 2 if rec["model"] == "hgb" else 3  # metric, direction, hgb, logit, better
+        column = 2 if rec["model"] == "hgb" else 3  # metric, direction, hgb, logit, best
         assert float(cells[column]) == pytest.approx(rec["estimate"], abs=5e-7)
 
 

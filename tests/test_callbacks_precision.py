@@ -28,8 +28,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:`isinstance.treespec, LeafSpec.` is deprecated"),
 ]
 K = 5
-F16_TOL = 4 * K * 2.0**-10  # 0.01953125
-BF16_TOL = 4 * K * 2.0**-7  # 0.15625
+F16_TOL = K * (5e-7 + 4 * 2.0**-10)  # 0.0195337: the rules' max(1e-6, K (5e-7 + 4 eps))
+BF16_TOL = K * (5e-7 + 4 * 2.0**-7)  # 0.1562525
 
 
 def _half_rows(rng, n, dtype):
@@ -50,10 +50,10 @@ def _rescaled(P):
 # --------------------------------------------------------------------------------------------
 
 
-def test_half_tolerance_is_four_k_eps():
-    assert half_tolerance(2.0**-10, K) == F16_TOL
-    assert half_tolerance(2.0**-7, K) == BF16_TOL
-    assert half_tolerance(2.0**-52, 2) == 1e-6  # never below the float64 tolerance
+def test_half_tolerance_is_the_rules_tolerance_at_half_precision():
+    assert half_tolerance(2.0**-10, K) == pytest.approx(F16_TOL, rel=1e-15)
+    assert half_tolerance(2.0**-7, K) == pytest.approx(BF16_TOL, rel=1e-15)
+    assert half_tolerance(2.0**-52, 2) == pytest.approx(1e-6, rel=1e-9)  # float64: 1e-6
 
 
 def test_float16_rows_are_accepted_and_rescaled(rng):
@@ -93,7 +93,7 @@ def test_rows_beyond_the_tolerance_name_the_callbacks_options(rng, owner, hint):
     with pytest.raises(ValueError) as info:
         m.compute(np.zeros(20, dtype=int), P, None, " at epoch 2")
     text = str(info.value)
-    assert "tolerance 0.0195312 for half precision with 5 classes" in text
+    assert f"tolerance {F16_TOL:g} for half precision with 5 classes" in text
     assert "row 3 (row 3 sums to 1.5" in text and "at epoch 2" in text
     assert hint in text and f"pass renormalize=True to {owner}" in text
     assert "nan_policy" not in text

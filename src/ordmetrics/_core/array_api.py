@@ -307,6 +307,14 @@ def device_codes(sp: Space, y: Any, name: str, ref: Any, ref_name: str, span: st
     """A device array of class indices as a 1-D array of the index dtype (values unchecked)."""
     _same_space(sp, y, name, ref, ref_name)
     xp = sp.xp
+    if y.ndim == 2 and 1 in y.shape:
+        y = xp.reshape(y, (-1,))
+    # the shape first: a matrix of probabilities must hear of decide(), not of an integer
+    # dtype (.long() would turn every probability into class 0); the host copy gives the
+    # NumPy path's message, with its hint when the rows look like probabilities
+    if y.ndim != 1:
+        encode_labels(to_host(sp, y), labels=None, n_classes=None, name=name)
+        raise AssertionError("unreachable")  # pragma: no cover - encode_labels raised
     if not xp.isdtype(y.dtype, "integral"):
         kind = "boolean" if xp.isdtype(y.dtype, "bool") else f"of dtype {y.dtype}"
         raise TypeError(
@@ -314,11 +322,6 @@ def device_codes(sp: Space, y: Any, name: str, ref: Any, ref_name: str, span: st
             f"class indices ({span}). Convert it to an integer dtype (e.g. .long() in "
             "PyTorch), or pass it as a list or NumPy array."
         )
-    if y.ndim == 2 and 1 in y.shape:
-        y = xp.reshape(y, (-1,))
-    if y.ndim != 1:
-        encode_labels(_shaped(tuple(y.shape), np.int64), labels=None, n_classes=None, name=name)
-        raise AssertionError("unreachable")  # pragma: no cover - encode_labels raised
     return y if y.dtype == sp.idtype else xp.astype(y, sp.idtype)
 
 

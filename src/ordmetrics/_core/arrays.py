@@ -135,8 +135,18 @@ def check_array_like(x: Any, name: str, expected: str) -> None:
 
 
 def squeeze_frame(x: Any, name: str) -> Any:
-    """A one-column data frame becomes its column; more columns is an error."""
+    """A one-column data frame becomes its column; more columns is an error.
+
+    Except for ``y_pred`` of several numeric columns, most likely the probability columns of
+    a model passed where a metric takes decisions: it becomes its 2-D array, which the label
+    checks reject with the message of any matrix of predictions (pointing to
+    ``ordmetrics.decide``, and saying so when the rows look like probabilities).
+    """
     if is_pandas(x, "DataFrame") or is_polars(x, "DataFrame"):
+        if x.shape[1] != 1 and name == "y_pred":
+            matrix = np.asarray(x.to_numpy())
+            if matrix.dtype.kind in "biuf":
+                return matrix
         if x.shape[1] != 1:
             raise ValueError(
                 f"{name} must be one column of class labels; got a data frame with "

@@ -48,6 +48,9 @@ JACKKNIFE_GROUPS = 200
 #: Row indices drawn per chunk of resamples (int32: 16 MiB); bounds the memory of every path.
 CHUNK_INDICES = 2**22
 
+#: Confusion counts held at once by the agreement path (float64: 32 MiB), whatever K.
+COUNTS_PER_BLOCK = 1 << 22
+
 #: The most resamples one call accepts. The resampled values are returned (8 bytes each), and
 #: the interval's Monte Carlo error shrinks like 1/sqrt(n_resamples): 10^7 resamples (80 MB of
 #: values) already put it far below any sampling error, while 10^12 would need 8 TB.
@@ -369,12 +372,20 @@ class _Side:
             _weighted_means(idx, self._ws_k, self._w_k, self._weighted, out)
             return out
         if self.path == "agreement":
+            # the confusion counts of at most COUNTS_PER_BLOCK cells at a time (K^2 per
+            # resample: 8 GB for 999 resamples at K = 1000 at once); each value depends on its
+            # resample's counts only, so the blocks change no bit
             kk = self._k * self._k
-            counts = np.zeros((idx.shape[0], kk))
-            _confusion_counts(idx, self._cells_k, self._w_k, self._weighted, counts)
-            return np.asarray(
-                self._evaluator(counts.reshape(-1, self._k, self._k)), dtype=np.float64
-            )
+            out = np.empty(idx.shape[0])
+            step = max(1, COUNTS_PER_BLOCK // kk)
+            for lo in range(0, idx.shape[0], step):
+                block = idx[lo : lo + step]
+                counts = np.zeros((block.shape[0], kk))
+                _confusion_counts(block, self._cells_k, self._w_k, self._weighted, counts)
+                out[lo : lo + block.shape[0]] = self._evaluator(
+                    counts.reshape(-1, self._k, self._k)
+                )
+            return out
         value = self._counts_value if self.path == "counts" else self._generic_value
         out = np.empty(idx.shape[0])
         for b in range(idx.shape[0]):

@@ -16,13 +16,13 @@ from ordmetrics._core.registry import (
     get_metric,
 )
 from ordmetrics._core.validation import (
-    SUM_TOLERANCE,
     as_weights,
     check_flag,
     check_option,
     fmt_rows,
     renormalize_rows,
     sum_tolerance,
+    sum_tolerance_eps,
     type_name,
 )
 from ordmetrics.evaluation.metric_set import (
@@ -95,14 +95,14 @@ HALF_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
 def half_tolerance(eps: float, n_classes: int) -> float:
     """Row-sum tolerance for probabilities rounded to a precision of machine epsilon ``eps``.
 
-    ``4 K eps`` (at least 1e-6), the term of the scoring rules' tolerance that grows with the
-    precision: 0.0195 for float16 and 0.156 for bfloat16 with K = 5. A softmax computed
+    The scoring rules' tolerance ``max(1e-6, K (5e-7 + 4 eps))`` (:func:`sum_tolerance_eps`)
+    at that precision: 0.0195 for float16 and 0.156 for bfloat16 with K = 5. A softmax computed
     entirely in that precision has row sums within about ``(K + 2) eps / 2`` of 1 (each entry
     rounded once or twice, the sum of K exponentials K - 1 times), so the tolerance keeps a
     margin of ``8 K / (K + 2) >= 4`` over it, while rows that are not probabilities at all
     (independent sigmoids, scores) are still caught.
     """
-    return max(SUM_TOLERANCE, 4.0 * n_classes * eps)
+    return sum_tolerance_eps(eps, n_classes)
 
 
 def missing_rows(values: np.ndarray) -> np.ndarray:

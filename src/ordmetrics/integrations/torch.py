@@ -53,8 +53,8 @@ import array_api_compat.torch as _xp_torch  # torch as an array-API namespace (a
 
 from ordmetrics._core.validation import (
     REDUCTIONS,
-    SUM_TOLERANCE,
     check_flag,
+    sum_tolerance_eps,
 )
 from ordmetrics.metrics.scoring import ScoringRule, get_rule
 
@@ -75,13 +75,15 @@ def _rows(mask: torch.Tensor, limit: int = 5) -> str:
 
 
 def _sum_tolerance(dtype: torch.dtype, n_classes: int) -> float:
-    """The row-sum tolerance of the NumPy scoring rules, for a torch dtype.
+    """The row-sum tolerance of the NumPy scoring rules (:func:`sum_tolerance_eps`), for a
+    torch dtype.
 
-    ``4 K eps``: 2.4e-6 for float32 with K = 5, 0.0195 for float16 (eps = 2^-10) and 0.156
-    for bfloat16 (eps = 2^-7). A softmax computed in that precision has row sums within about
-    ``(K + 2) eps / 2`` of 1, so the tolerance keeps a margin of ``8 K / (K + 2) >= 4``.
+    ``max(1e-6, K (5e-7 + 4 eps))``: 4.9e-6 for float32 with K = 5, 0.0195 for float16
+    (eps = 2^-10) and 0.156 for bfloat16 (eps = 2^-7). A softmax computed in that precision
+    has row sums within about ``(K + 2) eps / 2`` of 1, so the tolerance keeps a margin of
+    ``8 K / (K + 2) >= 4``.
     """
-    return max(SUM_TOLERANCE, 4.0 * n_classes * float(torch.finfo(dtype).eps))
+    return sum_tolerance_eps(float(torch.finfo(dtype).eps), n_classes)
 
 
 #: Half-precision dtypes, computed in float32 (see :func:`_work_dtype`).

@@ -250,7 +250,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     header = ["metric", "direction"]
     for m in MODELS:
         header += [m, ci] if args.bootstrap else [m]
-    header.append("better")
+    header.append("best")  # the better estimate; the paired test is compare's and the report's
     step = 2 if args.bootstrap else 1
     print(_table(header, rows, right={2 + step * i for i in range(len(MODELS))}))
     if args.bootstrap:
@@ -258,6 +258,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"\n{ci}: bootstrap percentile interval, {args.bootstrap} resamples (seed "
             f"{args.seed}; both models on the same resamples)."
         )
+    print(
+        "best: the model with the better estimate. Whether the difference is significant (the "
+        "paired bootstrap,\nwith its p-value) is in the report below and in `ordmetrics compare`."
+    )
     print(f"Computed in {time.perf_counter() - t0:.1f} s.\n")
 
     try:

@@ -92,6 +92,24 @@ def confusion_matrix_heatmap_data(
     return ConfusionMatrixData(matrix, _class_names(prep.labels, matrix.shape[0]), normalize)
 
 
+#: Largest K whose cells are annotated with their numbers by default: beyond, the K^2 texts
+#: are too small to read and each costs a text object to lay out and draw (a million at K =
+#: 1000: minutes and gigabytes), so the colour alone shows the matrix.
+ANNOTATE_MAX_K = 20
+
+#: Most tick labels on each axis: beyond, every n-th class is labelled, so that the labels
+#: keep apart on an Axes of a few inches.
+MAX_TICK_LABELS = 20
+
+#: Most cells drawn along each side of the image: beyond, each pixel of an Axes of a few
+#: inches would stand for several cells, and resampling would drop most of them (a sparse
+#: matrix of many classes would look empty), so blocks of cells are drawn as their largest.
+MAX_IMAGE_CELLS = 250
+
+#: Longest tick label, in characters; a longer class name is cut, ending in "…".
+_TICK_CHARS = 14
+
+
 def _cell_text(value: float, integer: bool, normalize: str | None) -> str:
     if math.isnan(value):
         return "-"
@@ -100,6 +118,67 @@ def _cell_text(value: float, integer: bool, normalize: str | None) -> str:
     if normalize is not None:
         return f"{value:.2f}"
     return f"{value:.4g}"
+
+
+def _annotate(ax: Axes, m: np.ndarray, vmax: float, integer: bool, normalize: str | None) -> None:
+    """Write each cell's number in it, white on the dark cells."""
+    k = m.shape[0]
+    size = max(6.0, 11.0 - 0.4 * k)
+    for i in range(k):
+        for j in range(k):
+            value = float(m[i, j])
+            dark = not math.isnan(value) and value > 0.55 * vmax
+            ax.text(
+                j,
+                i,
+                _cell_text(value, integer, normalize),
+                ha="center",
+                va="center",
+                fontsize=size,
+                color="white" if dark else "black",
+            )
+
+
+def _block_maxima(m: np.ndarray) -> tuple[np.ndarray, int]:
+    """``m`` in blocks of b x b cells, each its largest (NaN ignored), and b.
+
+    b is the smallest block that leaves at most :data:`MAX_IMAGE_CELLS` blocks a side (1:
+    ``m`` itself); the last blocks are padded with NaN.
+    """
+    k = m.shape[0]
+    b = math.ceil(k / MAX_IMAGE_CELLS)
+    if b == 1:
+        return m, 1
+    n = math.ceil(k / b)
+    padded = np.full((n * b, n * b), np.nan)
+    padded[:k, :k] = m
+    # fmax ignores NaN (NaN only where a whole block is): no warning for an empty block
+    return np.fmax.reduce(padded.reshape(n, b, n, b), axis=(1, 3)), b
+
+
+def _tick_text(name: str) -> str:
+    return name if len(name) <= _TICK_CHARS else name[: _TICK_CHARS - 1] + "…"
+
+
+def _class_ticks(ax: Axes, classes: tuple[str, ...]) -> None:
+    """Label the classes on both axes so that no two labels run together.
+
+    At most :data:`MAX_TICK_LABELS` per axis (every n-th class beyond). The column labels
+    stay horizontal where the longest fits in a column's width (estimated from the Axes'
+    width and the font size), and are turned upright otherwise: turned labels are a line
+    high across, which the columns of at most that many labels leave room for.
+    """
+    k = len(classes)
+    step = max(1, math.ceil(k / MAX_TICK_LABELS))
+    at = list(range(0, k, step))
+    names = [_tick_text(classes[i]) for i in at]
+    ax.set_xticks(at, names, fontsize="small")
+    ax.set_yticks(at, names, fontsize="small")
+    size = ax.get_xticklabels()[0].get_fontproperties().get_size_in_points() if at else 10.0
+    column = ax.bbox.width * 72.0 / ax.figure.dpi * step / k  # in points
+    # about 0.6 em a character, with room to spare for the layout shrinking the Axes
+    if max((len(n) for n in names), default=0) * 0.6 * size > 0.7 * column:
+        ax.tick_params(axis="x", labelrotation=90)
 
 
 @fill_doc()
@@ -111,9 +190,10 @@ def confusion_matrix_heatmap(
     normalize: str | None = None,
     sample_weight: Any = None,
     colorbar: bool = True,
+    annotate: bool | None = None,
     ax: Axes | None = None,
 ) -> Axes:
-    """Heat map of the confusion matrix, each cell annotated with its count or proportion.
+    """Heat map of the confusion matrix, the cells annotated with their counts or proportions.
 
     Computes :func:`confusion_matrix_heatmap_data` and draws it: rows are the true classes
     (top to bottom in ordinal order), columns the predicted classes, both labelled with the
@@ -130,14 +210,22 @@ def confusion_matrix_heatmap(
     %(sample_weight_counts)s
     colorbar : bool, default True
         Add a colour bar beside the Axes.
+    annotate : bool, optional
+        Write each cell's number in it; default only up to ``ANNOTATE_MAX_K`` = 20 classes
+        (more cells are too small to read: the colours alone show the matrix).
     ax : matplotlib Axes, optional
         Where to draw; default a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The Axes drawn on: one image and K x K cell texts (``"-"`` for an undefined
-        proportion).
+        The Axes drawn on: one image and, when annotated, K x K cell texts (``"-"`` for an
+        undefined proportion). Beyond ``MAX_TICK_LABELS`` = 20 classes, every n-th class is
+        labelled on the axes; names longer than 14 characters are cut, and the column
+        labels are turned upright when the longest would not fit in a column. Beyond
+        ``MAX_IMAGE_CELLS`` = 250 classes, the image shows blocks of b x b cells, each
+        coloured by its largest cell (so that no non-zero cell vanishes in the resampling of
+        the image to the screen), as the title says.
 
     Raises
     ------
@@ -172,28 +260,22 @@ def confusion_matrix_heatmap(
     integer = np.issubdtype(data.matrix.dtype, np.integer)
     vmax = float(np.nanmax(m)) if np.isfinite(m).any() else 1.0
     vmax = vmax if vmax > 0 else 1.0
-    image = ax.imshow(m, cmap="Blues", vmin=0.0, vmax=vmax, interpolation="nearest")
-    size = max(6.0, 11.0 - 0.4 * k)
-    for i in range(k):
-        for j in range(k):
-            value = float(m[i, j])
-            dark = not math.isnan(value) and value > 0.55 * vmax
-            ax.text(
-                j,
-                i,
-                _cell_text(value, integer, normalize),
-                ha="center",
-                va="center",
-                fontsize=size,
-                color="white" if dark else "black",
-            )
-    ax.set_xticks(range(k), list(data.classes))
-    ax.set_yticks(range(k), list(data.classes))
-    if max((len(c) for c in data.classes), default=0) > 4:
-        ax.tick_params(axis="x", labelrotation=30)
-        for t in ax.get_xticklabels():
-            t.set_horizontalalignment("right")
-            t.set_rotation_mode("anchor")
+    shown, block = _block_maxima(m)
+    side = shown.shape[0] * block - 0.5
+    image = ax.imshow(
+        shown,
+        cmap="Blues",
+        vmin=0.0,
+        vmax=vmax,
+        interpolation="nearest",
+        extent=(-0.5, side, side, -0.5),  # the axes count classes, whatever the block
+    )
+    ax.set_xlim(-0.5, k - 0.5)
+    ax.set_ylim(k - 0.5, -0.5)
+    annotated = k <= ANNOTATE_MAX_K if annotate is None else check_flag(annotate, "annotate")
+    if annotated:
+        _annotate(ax, m, vmax, integer, normalize)
+    _class_ticks(ax, data.classes)
     ax.set_xlabel("predicted class")
     ax.set_ylabel("true class")
     what = {
@@ -202,7 +284,10 @@ def confusion_matrix_heatmap(
         "pred": "proportions of each predicted class",
         "all": "proportions of all rows",
     }[normalize]
-    ax.set_title(f"Confusion matrix ({what})")
+    ax.set_title(
+        f"Confusion matrix ({what})"
+        + (f"\neach pixel: the largest of {block} x {block} cells" if block > 1 else "")
+    )
     if check_flag(colorbar, "colorbar"):
         ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -112,6 +113,12 @@ def _check_confidence(level: Any) -> float:
     return float(level)
 
 
+def _shared_baseline(curves: list[RetentionCurve]) -> tuple[RetentionCurve, ...]:
+    """The curves, each with the random-removal baseline of the first (drawn once for all)."""
+    first = curves[0].random
+    return tuple(c if c.random is first else dataclasses.replace(c, random=first) for c in curves)
+
+
 @fill_doc()
 def retention_curves_data(
     y_true: Any,
@@ -127,6 +134,7 @@ def retention_curves_data(
     fractions: Any = None,
     decision: Any = "argmax",
     confidence_level: float = 0.95,
+    n_random: int = 100,
 ) -> RetentionCurvesData:
     """The data of :func:`retention_curves`: one retention curve per score, and their bands.
 
@@ -158,6 +166,10 @@ def retention_curves_data(
         How probabilities become classes (see :func:`~ordmetrics.retention_curve`).
     confidence_level : float, default 0.95
         Coverage of the pointwise percentile bands.
+    n_random : int, default 100
+        Random draws of the Monte Carlo estimate of the random-removal baseline, as in
+        :func:`~ordmetrics.retention_curve`; 0 skips it (``random`` is then None where it is
+        not exact), for curves drawn without it.
 
     Returns
     -------
@@ -167,9 +179,11 @@ def retention_curves_data(
 
     Notes
     -----
-    Each curve is ``retention_curve(y_true, y_proba, by=rule, ...)`` with the core's defaults
-    for the baselines (``n_random=100``, ``random_state=0``): the oracle and random-removal
-    curves do not depend on the score, so every curve carries the same ones.
+    Each curve is ``retention_curve(y_true, y_proba, by=rule, n_random=n_random, ...)`` with
+    the core's seed of the baselines (``random_state=0``). The oracle and random-removal
+    curves do not depend on the score, so every curve carries the same ones: the random
+    draws are made once, for the first curve, and its baseline is given to the others (the
+    draws cost K^2 work per draw and fraction, which at K = 1000 is most of the time).
 
     **Bootstrap bands.** Resample b draws row counts c_b ~ Multinomial(N, (1/N, ..., 1/N))
     from ``numpy.random.default_rng(random_state)`` (one draw per resample, the resamples in
@@ -205,9 +219,18 @@ def retention_curves_data(
         "labels": labels,
         "metric_kwargs": metric_kwargs,
     }
-    curves = tuple(
-        retention_curve(y_true, y_proba, by=rule, sample_weight=sample_weight, **common)
-        for rule in rules
+    curves = _shared_baseline(
+        [
+            retention_curve(
+                y_true,
+                y_proba,
+                by=rule,
+                sample_weight=sample_weight,
+                n_random=n_random if j == 0 else 0,
+                **common,
+            )
+            for j, rule in enumerate(rules)
+        ]
     )
     if n_resamples == 0:
         return RetentionCurvesData(curves, None, None, level, 0)
@@ -491,5 +514,6 @@ def retention_curves(
         fractions=fractions,
         decision=decision,
         confidence_level=confidence_level,
+        n_random=100 if check_flag(random, "random") else 0,
     )
     return plot_retention(data, oracle=oracle, random=random, ax=ax)

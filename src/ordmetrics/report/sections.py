@@ -4,6 +4,7 @@ matrices and the worst predictions, drawn with :mod:`ordmetrics.plot`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +18,7 @@ from ordmetrics.evaluation import (
 from ordmetrics.io.frames import FrameData
 from ordmetrics.metrics.decisions import decide
 from ordmetrics.report.markup import _cell, _e, _figure_html, _html_table, _num
+from ordmetrics.report.plot_confusion import _class_ticks as _heatmap_ticks
 from ordmetrics.report.tables import _py
 
 #: How many worst predictions the report lists.
@@ -74,15 +76,30 @@ def _legend_below(ax: Any) -> None:
 
 
 def _class_ticks(ax: Any, classes: Sequence[Any]) -> None:
-    """Tick labels of a confusion matrix that stay readable: wrapped, or cut and turned."""
+    """Tick labels of a confusion matrix that stay readable: wrapped, or cut and turned.
+
+    Up to 7 classes the names are wrapped onto lines, and the column labels turned upright
+    where, laid out, two of them would still run together; beyond, the heat map's own labels
+    (every n-th class past 20, cut, upright where they would not fit).
+    """
     k = len(classes)
-    if k <= 7:
-        ticks = [_short(c, max(8, 70 // k), split_words=False) for c in classes]
-        ax.set_xticks(range(k), ticks, rotation=0, ha="center", fontsize="small")
-    else:
-        ticks = [str(c) if len(str(c)) <= 14 else str(c)[:13] + "…" for c in classes]
-        ax.set_xticks(range(k), ticks, rotation=45, ha="right", rotation_mode="anchor")
+    if k > 7:
+        _heatmap_ticks(ax, tuple(str(c) for c in classes))
+        return
+    ticks = [_short(c, max(8, 70 // k), split_words=False) for c in classes]
+    ax.set_xticks(range(k), ticks, rotation=0, ha="center", fontsize="small")
     ax.set_yticks(range(k), [_short(c, 18) for c in classes], fontsize="small")
+    if _run_together(ax.get_xticklabels()):
+        ax.tick_params(axis="x", labelrotation=90)
+
+
+def _run_together(texts: Sequence[Any]) -> bool:
+    """Whether two neighbouring tick labels overlap once the figure is laid out."""
+    if len(texts) < 2:
+        return False
+    texts[0].figure.draw_without_rendering()  # the layout sets the Axes' final size
+    boxes = sorted((t.get_window_extent() for t in texts), key=lambda b: b.x0)
+    return any(a.x1 > b.x0 for a, b in itertools.pairwise(boxes))
 
 
 def _missing_truth(series: Any) -> np.ndarray:
@@ -157,7 +174,14 @@ def _retention_html(
     for metric, what, better in _RETENTION_METRICS:
         data = [
             plot.retention_curves_data(
-                y, P, by=rules, metric=metric, labels=labels, sample_weight=w, decision=decision
+                y,
+                P,
+                by=rules,
+                metric=metric,
+                labels=labels,
+                sample_weight=w,
+                decision=decision,
+                n_random=0,  # the panels draw no random-removal baseline
             )
             for _, y, P, w, labels in models
         ]

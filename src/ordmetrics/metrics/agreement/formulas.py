@@ -43,7 +43,11 @@ def _total(M: np.ndarray) -> np.ndarray:
 
 def _kappa_counts(M: np.ndarray, W: np.ndarray) -> np.ndarray:
     """1 - sum(W O) / sum(W E) with O = M / n: = 1 - n sum(W M) / sum(W outer(r, c))."""
-    chance = np.einsum("...i,...j,ij->...", M.sum(axis=-1), M.sum(axis=-2), W)
+    # sum_i r_i sum_j W_ij c_j by reductions over each matrix's own last axis, in an order
+    # fixed by K alone: einsum's and BLAS's order depends on the number of matrices (and on
+    # the processor's kernels), and a matrix must give the same bits alone or in any batch
+    r = M.sum(axis=-1)
+    chance = (r * (W * M.sum(axis=-2)[..., None, :]).sum(axis=-1)).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = 1.0 - (W * M).sum(axis=(-2, -1)) * _total(M) / chance
     return np.where(chance == 0.0, np.nan, value)
@@ -51,8 +55,12 @@ def _kappa_counts(M: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 def _cost_counts(M: np.ndarray, C: np.ndarray, normalize: bool) -> np.ndarray:
     cost = (C * M).sum(axis=(-2, -1))
-    # normalized: EC / (min_k sum_j pi_j C[j, k]) with pi = row totals / n: the n cancels
-    denom = (M.sum(axis=-1) @ C).min(axis=-1) if normalize else _total(M)
+    if normalize:
+        # EC / (min_k sum_j pi_j C[j, k]) with pi = row totals / n: the n cancels; (r C)_k
+        # summed row after row, not by a matrix product (whose order depends on the batch)
+        denom = (M.sum(axis=-1)[..., :, None] * C).sum(axis=-2).min(axis=-1)
+    else:
+        denom = _total(M)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom == 0.0, np.nan, cost / denom)
 
@@ -126,7 +134,6 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
     confusion matrices; the public functions below are this evaluator on one matrix.
     """
     k = n_classes
-    norm = False
     if name == "kappa":
         W = _kappa_weights(options.pop("weights", None), k)
         f = lambda M: _kappa_counts(M, W)  # noqa: E731
@@ -167,11 +174,10 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
     if options:
         raise TypeError(f"{name}() got unexpected keyword arguments {sorted(options)}.")
     # every metric is a ratio of sums and products of counts: scaling each matrix by a power
-    # of two is exact and keeps products such as outer(r, c) finite and normal at any scale
-    # (the normalized expected cost's matrix product is left whole: BLAS may block it by the
-    # number of matrices, so its last bits may depend on the chunk)
-    chunked = not (name == "expected_cost" and norm)
-    return lambda M: _in_chunks(f, M, k, chunked=chunked)
+    # of two is exact and keeps products such as outer(r, c) finite and normal at any scale;
+    # no formula uses a matrix product or einsum, so each matrix's value depends on its own
+    # counts only and the chunks change no bit
+    return lambda M: _in_chunks(f, M, k)
 
 
 #: Entries of the confusion counts evaluated at once (1 MB of float64): a chunk of matrices
@@ -179,11 +185,8 @@ def counts_evaluator(name: str, n_classes: int, **options: Any) -> Callable[[Any
 EVAL_CHUNK = 1 << 17
 
 
-def _in_chunks(
-    f: Callable[[np.ndarray], np.ndarray], M: Any, k: int, *, chunked: bool = True
-) -> Any:
-    """``f`` of the scaled counts ``M`` (..., K, K), :data:`EVAL_CHUNK` entries at a time
-    (all at once when not ``chunked``).
+def _in_chunks(f: Callable[[np.ndarray], np.ndarray], M: Any, k: int) -> Any:
+    """``f`` of the scaled counts ``M`` (..., K, K), :data:`EVAL_CHUNK` entries at a time.
 
     Each value depends on its own matrix only, and NumPy reduces each matrix (the same
     contiguous K x K block) in the same order whatever the number of matrices beside it, so
@@ -192,18 +195,15 @@ def _in_chunks(
     """
     if not (isinstance(M, np.ndarray) and M.dtype == np.float64):
         M = np.asarray(M, dtype=np.float64)
-    per = k * k
-    if not chunked or M.ndim < 3 or M.size <= EVAL_CHUNK or M.shape[-2:] != (k, k):
+    if M.ndim < 3 or M.size <= EVAL_CHUNK or M.shape[-2:] != (k, k):
         return f(scale_counts(M))
     lead = M.shape[:-2]
     flat = M.reshape(-1, k, k)
     n = flat.shape[0]
-    step = max(1, EVAL_CHUNK // per)
-    # no chunk of fewer than 3 matrices (NumPy's einsum orders its sum differently for a
-    # batch of one or two 2 x 2 matrices): a short remainder joins the chunk before it
-    bounds = [*range(0, n, step), n]
-    if len(bounds) > 2 and bounds[-1] - bounds[-2] < 3:
-        del bounds[-2]
+    # a chunk of any size, a remainder of one matrix included, gives the bits of the whole
+    # batch: the formulas are reductions over each matrix's own axes (no einsum or matrix
+    # product, whose order of summation depends on the number of matrices)
+    bounds = [*range(0, n, max(1, EVAL_CHUNK // (k * k))), n]
     out = np.empty(n)
     for lo, hi in itertools.pairwise(bounds):
         out[lo:hi] = f(scale_counts(flat[lo:hi]))
