@@ -28,7 +28,7 @@ from ordmetrics.evaluation.resample_intervals import (
 from ordmetrics.evaluation.resampling import DEFAULT_RESAMPLES, paired_difference
 from ordmetrics.report import cli
 from ordmetrics.report.cli import main
-from ordmetrics.report.cli_output import _p_text
+from ordmetrics.report.markup import p_text as _p_text
 
 LEVELS = (0.95, 0.9, 0.99, 0.8, 0.5, 0.999)
 
@@ -273,3 +273,13 @@ def test_too_few_resamples_are_said_once_for_all_metrics(tmp_path, capsys):
     args = ["compare", str(path), "--truth", "y", "--models", "a_,b_", "--bootstrap", "20"]
     assert main([*args, "--metrics", "rps,brier,log_loss"]) == 0
     assert capsys.readouterr().err.count("cannot fall below") == 1
+
+
+def test_the_report_prints_p_values_that_agree_with_its_verdict():
+    """The HTML table of paired differences prints p = 50/1001 as 0.04995 beside its verdict,
+    not as 0.050 (three decimals put it on the other side of alpha)."""
+    from ordmetrics.report.markup import _differences_html
+
+    row = {"metric": "rps", "a": "x", "b": "y", "difference": -0.01, "low": -0.02}
+    page = _differences_html([{**row, "high": -1e-4, "p_value": 50 / 1001, "better": "x"}], 0.95)
+    assert ">0.04995<" in page and "0.050<" not in page

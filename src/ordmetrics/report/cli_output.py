@@ -356,23 +356,13 @@ def _compare_csv(metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> 
     return buf.getvalue().rstrip("\n")
 
 
-def _p_text(p: float, alpha: float) -> str:
-    """A p-value with 4 decimals, or more where 4 would round it onto the other side of
-    alpha (2 * 25 / 1001 = 0.04995 is below 0.05 but prints as 0.0500 with 4)."""
-    if math.isnan(p):
-        return "nan"
-    digits = 4
-    while digits < 17 and (float(f"{p:.{digits}f}") < alpha) != (p < alpha):
-        digits += 1
-    return f"{p:.{digits}f}"
-
-
 def _compare_table(
     summary: dict[str, Any], metrics: list[dict[str, Any]], pairs: list[dict[str, Any]]
 ) -> str:
     names = [m["model"] for m in summary["models"]]
     ci = f"{summary['confidence_level']:.0%} interval"
     from ordmetrics.evaluation.resample_intervals import significance_level
+    from ordmetrics.report.markup import p_text
 
     alpha = significance_level(summary["confidence_level"])
     order = list(dict.fromkeys(r["metric"] for r in metrics))
@@ -404,7 +394,7 @@ def _compare_table(
             r["baseline"],
             _fixed(r["difference"]),
             f"[{_fixed(r['low'])}, {_fixed(r['high'])}]",
-            _p_text(r["p_value"], alpha),
+            p_text(r["p_value"], alpha),
             r["better"] or "-",
         ]
         for r in pairs

@@ -148,6 +148,24 @@ def _models_html(
     return _html_table(header, rows, numeric)
 
 
+def p_text(p: float, alpha: float) -> str:
+    """A p-value with 4 decimals, or more where 4 would round it onto the other side of
+    ``alpha`` (2 * 25 / 1001 = 0.04995 is below 0.05 but prints as 0.0500 with 4), so a
+    printed p-value never contradicts the verdict printed beside it.
+
+    Examples
+    --------
+    >>> p_text(50 / 1001, 0.05), p_text(0.05, 0.05), p_text(0.048, 0.05)
+    ('0.04995', '0.0500', '0.0480')
+    """
+    if math.isnan(p):
+        return "nan"
+    digits = 4
+    while digits < 17 and (float(f"{p:.{digits}f}") < alpha) != (p < alpha):
+        digits += 1
+    return f"{p:.{digits}f}"
+
+
 def _differences_html(diffs: Sequence[Mapping[str, Any]], level: float) -> str:
     header = [
         "metric",
@@ -158,6 +176,9 @@ def _differences_html(diffs: Sequence[Mapping[str, Any]], level: float) -> str:
         "p-value",
         "better",
     ]
+    from ordmetrics.evaluation.resample_intervals import significance_level
+
+    alpha = significance_level(level)
     rows = []
     for r in diffs:
         rows.append(
@@ -167,7 +188,7 @@ def _differences_html(diffs: Sequence[Mapping[str, Any]], level: float) -> str:
                 _num(r["difference"]),
                 _num(r["low"]),
                 _num(r["high"]),
-                _num(r["p_value"], 3),
+                p_text(r["p_value"], alpha),
                 _e(r["better"]) if r["better"] is not None else "no clear difference",
             ]
         )
