@@ -21,7 +21,8 @@ import pytest
 import ordmetrics
 from ordmetrics import callbacks
 from ordmetrics._core.validation import sum_tolerance
-from ordmetrics.integrations.callback_metrics import _Metrics, half_tolerance
+from ordmetrics._core.validation import sum_tolerance_eps as half_tolerance
+from ordmetrics.integrations.callback_metrics import _Metrics
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),

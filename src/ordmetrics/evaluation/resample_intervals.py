@@ -136,21 +136,34 @@ def _acceleration(jack: np.ndarray) -> float:
     return float(np.sum(d**3) / (6.0 * den**1.5))
 
 
-def _bca_levels(
-    values: np.ndarray, estimate: float, accel: float, confidence_level: float
-) -> tuple[float, float]:
-    """The two quantile levels of the BCa interval (NaN when undefined)."""
+def _bias_correction(values: np.ndarray, estimate: float) -> float | None:
+    """z0 of the BCa interval: Phi^-1 of the share of resampled values below the estimate
+    (ties counted half); None when every value lies on one side (z0 infinite)."""
     below = np.count_nonzero(values < estimate) + np.count_nonzero(values <= estimate)
     share = below / (2.0 * values.size)
     if not 0.0 < share < 1.0:
-        return math.nan, math.nan
-    z0 = _NORMAL.inv_cdf(share)
+        return None
+    return _NORMAL.inv_cdf(share)
+
+
+def _levels(z0: float, accel: float, confidence_level: float) -> tuple[float, float]:
+    """The two quantile levels of the BCa interval of bias correction z0, acceleration a."""
     alpha = 1.0 - confidence_level
     levels = []
     for q in (alpha / 2.0, 1.0 - alpha / 2.0):
         z = z0 + _NORMAL.inv_cdf(q)
         levels.append(_NORMAL.cdf(z0 + z / (1.0 - accel * z)))
     return levels[0], levels[1]
+
+
+def _bca_levels(
+    values: np.ndarray, estimate: float, accel: float, confidence_level: float
+) -> tuple[float, float]:
+    """The two quantile levels of the BCa interval (NaN when undefined)."""
+    z0 = _bias_correction(values, estimate)
+    if z0 is None:
+        return math.nan, math.nan
+    return _levels(z0, accel, confidence_level)
 
 
 def _interval(
@@ -168,27 +181,10 @@ def _interval(
         alpha = 1.0 - confidence_level
         lo, hi = _quantiles(values, [alpha / 2.0, 1.0 - alpha / 2.0])
         return float(lo), float(hi)
-    if math.isnan(estimate):
-        _warn(
-            f"the BCa interval of {what} is undefined because the estimate on the full data "
-            "is NaN; returning NaN.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
+    bca = _bca_constants(values, estimate, jackknife, what, "interval of {} is")
+    if bca is None:
         return math.nan, math.nan
-    assert jackknife is not None
-    accel = _acceleration(jackknife())
-    lo_q, hi_q = _bca_levels(values, estimate, accel, confidence_level)
-    if math.isnan(lo_q) or math.isnan(hi_q):
-        _warn(
-            f"the BCa interval of {what} is undefined: every resampled value lies on one side "
-            "of the estimate, so the bias correction is infinite; returning NaN. Use "
-            "method='percentile' (or more data).",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return math.nan, math.nan
-    lo, hi = _quantiles(values, [lo_q, hi_q])
+    lo, hi = _quantiles(values, list(_levels(*bca, confidence_level)))
     return float(lo), float(hi)
 
 
@@ -348,29 +344,31 @@ def _bca_constants(
     estimate: float,
     jackknife: Callable[[], np.ndarray] | None,
     what: str,
+    subject: str = "interval and p-value of {} are",
 ) -> tuple[float, float] | None:
-    """(z0, a) of the BCa interval, or None (with a warning) when it is undefined."""
+    """(z0, a) of the BCa interval, or None (with a warning: "the BCa ``subject`` undefined",
+    ``what`` in its braces) when it is undefined."""
+    said = subject.format(what)
     if math.isnan(estimate):
         _warn(
-            f"the BCa interval and p-value of {what} are undefined because the estimate on "
-            "the full data is NaN; returning NaN.",
+            f"the BCa {said} undefined because the estimate on the full data is NaN; "
+            "returning NaN.",
             UndefinedMetricWarning,
             stacklevel=4,
         )
         return None
-    below = np.count_nonzero(values < estimate) + np.count_nonzero(values <= estimate)
-    share = below / (2.0 * values.size)
-    if not 0.0 < share < 1.0:
+    z0 = _bias_correction(values, estimate)
+    if z0 is None:
         _warn(
-            f"the BCa interval and p-value of {what} are undefined: every resampled value "
-            "lies on one side of the estimate, so the bias correction is infinite; returning "
-            "NaN. Use method='percentile' (or more data).",
+            f"the BCa {said} undefined: every resampled value lies on one side of "
+            "the estimate, so the bias correction is infinite; returning NaN. Use "
+            "method='percentile' (or more data).",
             UndefinedMetricWarning,
             stacklevel=4,
         )
         return None
     assert jackknife is not None
-    return _NORMAL.inv_cdf(share), _acceleration(jackknife())
+    return z0, _acceleration(jackknife())
 
 
 def _warn_resolution(test: _Test, confidence_level: float, n_resamples: int) -> None:

@@ -249,50 +249,14 @@ def _is_scoring_rule(name: str) -> bool:
         return False
 
 
-def _tie_starts(s: np.ndarray) -> np.ndarray:
-    """For the sorted computed scores ``s``: True where a new tie group starts.
-
-    The rule of :func:`~ordmetrics._core.numerics.group_starts_sorted`, with an infinite score
-    tied only with an equal infinity: a tolerance relative to an infinite score is infinite,
-    and would otherwise tie +inf (a log loss of a zero probability) with every finite score
-    below it. Infinite scores rank after (+inf) or before (-inf) every finite one.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ordmetrics.evaluation.retention_inputs import _tie_starts
-    >>> _tie_starts(np.array([0.0, 2.0, np.inf, np.inf])).tolist()
-    [True, True, True, False]
-    """
-    with np.errstate(invalid="ignore"):  # inf - inf: NaN, never a new group
-        starts = group_starts_sorted(s)
-    if s.size > 1:
-        lo, hi = s[:-1], s[1:]
-        starts[1:] |= (lo != hi) & (np.isinf(lo) | np.isinf(hi))
-    return starts
-
-
-def _rank_computed(scores: np.ndarray) -> np.ndarray:
-    """:func:`~ordmetrics._core.numerics.rank_order` of computed scores, with the infinite
-    ones apart (:func:`_tie_starts`): -inf first, then the finite scores by tie group, then
-    +inf, each infinity's rows by position."""
-    finite = np.isfinite(scores)
-    if finite.all():
-        return rank_order(scores)
-    rows = np.flatnonzero(finite)
-    low = np.flatnonzero(scores == -np.inf)
-    high = np.flatnonzero(~finite & (scores != -np.inf))  # +inf (NaN: last, as argsort)
-    return np.concatenate([low, rows[rank_order(scores[rows])], high])
-
-
 def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False) -> np.ndarray:
     """Rows ordered by score ascending, ties by position ascending (a stable argsort).
 
     ``computed``: the scores were computed by ordmetrics (a registered scoring rule), so
     near-equal scores are ties by the rule of :mod:`ordmetrics._core.numerics` (sorted by their
-    tie group, then by position; an infinite score is tied only with an equal infinity,
-    :func:`_tie_starts`); otherwise scores are compared exactly. Rows of weight 0 must be left
-    out by the caller: they would link near-tied scores into one group.
+    tie group, then by position; an infinite score is tied only with an equal infinity, so
+    +inf ranks after every finite score); otherwise scores are compared exactly. Rows of
+    weight 0 must be left out by the caller: they would link near-tied scores into one group.
 
     With ``0 < head < N`` only the *set* of the first ``head`` rows is guaranteed (in any
     order); the rows after them are in ranking order. That is all a retention curve needs
@@ -312,13 +276,13 @@ def rank_best_first(scores: np.ndarray, head: int = 0, *, computed: bool = False
         # head rows are <= scores[part[head - 1]] <= tail rows: a tie across is an equality
         # (or, for computed scores, a gap within the tie tolerance)
         if computed:
-            distinct = _tie_starts(np.concatenate([[scores[part[head - 1]]], ts]))
+            distinct = group_starts_sorted(np.concatenate([[scores[part[head - 1]]], ts]))
             if distinct[1:].all():
                 return np.concatenate([part[:head], tail[o]])
         elif ts[0] != scores[part[head - 1]] and not (ts[1:] == ts[:-1]).any():
             return np.concatenate([part[:head], tail[o]])
     if computed:
-        return _rank_computed(scores)
+        return rank_order(scores)
     order = np.argsort(scores)
     s = scores[order]
     if n > 1 and (s[1:] == s[:-1]).any():
@@ -457,7 +421,7 @@ def segments_at_cuts(
     hi = at[np.searchsorted(ranks, c)]
     if computed:
         # lo_0 <= hi_0 <= lo_1 <= ...: a new tie group must start at every hi_j
-        apart = bool(_tie_starts(np.stack([lo, hi], axis=1).ravel())[1::2].all())
+        apart = bool(group_starts_sorted(np.stack([lo, hi], axis=1).ravel())[1::2].all())
     else:
         apart = bool(np.all(lo < hi))
     if not apart:

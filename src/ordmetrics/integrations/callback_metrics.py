@@ -92,19 +92,6 @@ def monitor_mode(metric: str | MetricSpec | MetricEntry) -> Literal["min", "max"
 HALF_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
 
 
-def half_tolerance(eps: float, n_classes: int) -> float:
-    """Row-sum tolerance for probabilities rounded to a precision of machine epsilon ``eps``.
-
-    The scoring rules' tolerance ``max(1e-6, K (5e-7 + 4 eps))`` (:func:`sum_tolerance_eps`)
-    at that precision: 0.0195 for float16 and 0.156 for bfloat16 with K = 5. A softmax computed
-    entirely in that precision has row sums within about ``(K + 2) eps / 2`` of 1 (each entry
-    rounded once or twice, the sum of K exponentials K - 1 times), so the tolerance keeps a
-    margin of ``8 K / (K + 2) >= 4`` over it, while rows that are not probabilities at all
-    (independent sigmoids, scores) are still caught.
-    """
-    return sum_tolerance_eps(eps, n_classes)
-
-
 def missing_rows(values: np.ndarray) -> np.ndarray:
     """Positions of the missing entries (NaN, None) of a 1-D array of classes or weights."""
     if values.dtype.kind in "fc":
@@ -207,7 +194,9 @@ class _Metrics:
         """The predictions as the metrics read them, checked with the callback's messages.
 
         Half precision (``eps`` given, or a float16 or bfloat16 array) is held to the
-        tolerance of its dtype (:func:`half_tolerance`), then converted to float64 and each
+        tolerance of its dtype (:func:`~ordmetrics._core.validation.sum_tolerance_eps`: 0.0195
+        for float16 and 0.156 for bfloat16 with K = 5; a softmax computed in that precision has
+        row sums within about ``(K + 2) eps / 2`` of 1), then converted to float64 and each
         row divided by its sum: the metrics, which hold float64 to 1e-6, see the rows the model
         meant. ``renormalize=True`` rescales the rows of any dtype.
         """
@@ -230,7 +219,7 @@ class _Metrics:
         if self.renormalize:
             return renormalize_rows(np.asarray(P, dtype=np.float64), "the predictions")
         k = P.shape[1]
-        tol = sum_tolerance(P.dtype, k) if eps is None else half_tolerance(eps, k)
+        tol = sum_tolerance(P.dtype, k) if eps is None else sum_tolerance_eps(eps, k)
         sums = P.sum(axis=1, dtype=np.float64)
         off = np.flatnonzero(np.abs(sums - 1.0) > tol)
         if off.size:
